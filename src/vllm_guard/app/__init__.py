@@ -1,0 +1,1 @@
+"""The application layer: wires the core to the adapters (daemon loop, apply, probe, doctor, swap)."""

@@ -1,0 +1,72 @@
+"""Failure kinds and phases: the contract vocabulary of the classifier, policy, events and CLI."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class FailureKind(StrEnum):
+    """Why one start of a vLLM unit failed. The string values are a public contract."""
+
+    KV_CACHE_INSUFFICIENT = "kv_cache_insufficient"
+    CUDA_OOM_LOAD = "cuda_oom_load"
+    CUDA_OOM_PROFILE = "cuda_oom_profile"
+    CUDA_OOM_RUNTIME = "cuda_oom_runtime"
+    HOST_OOM_KILLED = "host_oom_killed"
+    VRAM_HELD = "vram_held"
+    SHM_EXHAUSTED = "shm_exhausted"
+    DISTRIBUTED_ERROR = "distributed_error"
+    MODEL_LOAD_ERROR = "model_load_error"
+    BAD_ARGUMENTS = "bad_arguments"
+    PORT_IN_USE = "port_in_use"
+    ENGINE_DEAD = "engine_dead"
+    GPU_DRIVER_ERROR = "gpu_driver_error"
+    UNKNOWN_FAILURE = "unknown_failure"
+    NONE = "none"
+
+    @property
+    def is_memory(self) -> bool:
+        """Memory failures are the ones a flag change can answer."""
+        return self in MEMORY_KINDS
+
+    @property
+    def is_permanent(self) -> bool:
+        """Failures that no restart can fix: stop restarting and tell a person."""
+        return self in PERMANENT_KINDS
+
+    @property
+    def is_transient(self) -> bool:
+        """Failures that a plain restart may fix (within the budget)."""
+        return self in TRANSIENT_KINDS
+
+
+MEMORY_KINDS = frozenset(
+    {
+        FailureKind.KV_CACHE_INSUFFICIENT,
+        FailureKind.CUDA_OOM_LOAD,
+        FailureKind.CUDA_OOM_PROFILE,
+        FailureKind.CUDA_OOM_RUNTIME,
+        FailureKind.HOST_OOM_KILLED,
+    }
+)
+PERMANENT_KINDS = frozenset(
+    {FailureKind.BAD_ARGUMENTS, FailureKind.MODEL_LOAD_ERROR, FailureKind.GPU_DRIVER_ERROR}
+)
+TRANSIENT_KINDS = frozenset(
+    {
+        FailureKind.PORT_IN_USE,
+        FailureKind.DISTRIBUTED_ERROR,
+        FailureKind.SHM_EXHAUSTED,
+        FailureKind.ENGINE_DEAD,
+        FailureKind.UNKNOWN_FAILURE,
+    }
+)
+
+
+class Phase(StrEnum):
+    """Where in vLLM's life the failure happened."""
+
+    LOAD = "load"  # loading weights
+    PROFILE = "profile"  # memory profiling, KV cache allocation, CUDA-graph capture, warm-up
+    SERVE = "serve"  # after the API server was ready
+    UNKNOWN = "unknown"
