@@ -164,6 +164,7 @@ class Container:
         self.leader: int | None = None  # the container's systemd (PID 1 inside), as the host sees it
         self.pid_ns: str | None = None
         self.memcg: MemoryCgroup | None = None
+        self.boot_cursor: str | None = None  # the journal's position once booted (for journal_text)
 
     @property
     def name(self) -> str:
@@ -389,6 +390,8 @@ def _wait_booted(c: Container) -> None:
     while time.monotonic() < deadline:
         state = c.run("systemctl", "is-system-running", check=False, timeout=30).stdout.strip()
         if state in ("running", "degraded"):
+            last = c.journal("-n", "1")
+            c.boot_cursor = str(last[-1].get("__CURSOR")) if last else None
             return
         if c.nspawn.poll() is not None:
             break
@@ -709,6 +712,12 @@ def guard_box(
 ) -> Iterator[GuardBox]:
     """Boot a container with the checkout, its venv and a fresh test folder bound in; tear down after."""
     venv = venv or Path(sys.prefix)
+    for folder in (repo, venv):
+        if any(folder.resolve().is_relative_to(t) for t in ("/tmp", "/var/tmp")):
+            # The container mounts a fresh /tmp, and the guard's unit has PrivateTmp=yes (/tmp and /var/tmp).
+            raise SandboxError(
+                f"{folder} is under {folder.parts[1]}/, which the guard's unit cannot see", "use a checkout elsewhere"
+            )
     host_dir = Path(tempfile.mkdtemp(prefix=f"vllm-guard-test-{name}-", dir=keep_dir))
     host_dir.chmod(0o755)
     binds = [Bind(repo), Bind(host_dir, INSIDE_TEST_DIR, read_only=False)]
