@@ -243,10 +243,12 @@ class Container:
                 entries.append(_decode_entry(json.loads(line)))
         return entries
 
-    def journal_text(self, lines: int = 300) -> str:
-        """The tail of the whole journal, for a person (attached to a failed test's report)."""
-        proc = self.run("journalctl", "--no-pager", "-o", "short-precise", "-n", str(lines), check=False, timeout=60)
-        return proc.stdout + proc.stderr
+    def journal_text(self, lines: int = 300, units: Sequence[str] = ()) -> str:
+        """The tail of the journal since the boot finished (of these units only, if given), for a person."""
+        argv = ["journalctl", "--no-pager", "-o", "short-precise", *(f"--unit={u}" for u in units)]
+        argv += [f"--after-cursor={self.boot_cursor}"] if self.boot_cursor else ["-n", str(lines)]
+        proc = self.run(*argv, check=False, timeout=60)
+        return "\n".join((proc.stdout + proc.stderr).splitlines()[-lines:])
 
     def wait_until(self, what: str, predicate: Callable[[], T | None], timeout: float, interval: float = 0.5) -> T:
         """Poll ``predicate`` until it returns something truthy; SandboxError naming ``what`` on timeout."""
