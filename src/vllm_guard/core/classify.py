@@ -853,7 +853,6 @@ def _scan(lines: Sequence[str]) -> tuple[list[_Hit], list[int]]:
             continue
         if _TRACEBACK in line:
             in_traceback = True
-            continue
         found = False
         for rule in rules:
             hit = _match(rule, line, lines, index)
