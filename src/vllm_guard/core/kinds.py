@@ -49,9 +49,7 @@ MEMORY_KINDS = frozenset(
         FailureKind.HOST_OOM_KILLED,
     }
 )
-PERMANENT_KINDS = frozenset(
-    {FailureKind.BAD_ARGUMENTS, FailureKind.MODEL_LOAD_ERROR, FailureKind.GPU_DRIVER_ERROR}
-)
+PERMANENT_KINDS = frozenset({FailureKind.BAD_ARGUMENTS, FailureKind.MODEL_LOAD_ERROR, FailureKind.GPU_DRIVER_ERROR})
 TRANSIENT_KINDS = frozenset(
     {
         FailureKind.PORT_IN_USE,

@@ -1,0 +1,180 @@
+"""The generator: the units and env files rendered from the shipped examples and from hard values."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, CliResult, write_config
+from vllm_guard.app.config_load import load_config
+from vllm_guard.app.render import render_all
+from vllm_guard.consts import Paths
+from vllm_guard.core import systemd_escape as esc
+
+pytestmark = pytest.mark.unit
+
+EXAMPLES = sorted((REPO / "examples").glob("*.toml"))
+HARD_PATH = '/models/Qwen2.5 7B/100%$HOME "x"\\y'
+
+
+def test_there_are_at_least_three_examples() -> None:
+    assert len(EXAMPLES) >= 3
+
+
+def _fake_verify_root(tmp_path: Path, commands: list[str]) -> Path:
+    """A root for `systemd-analyze verify --root`: the host's units, and the unit's executables."""
+    root = tmp_path / "vroot"
+    (root / "usr/lib").mkdir(parents=True)
+    (root / "usr/lib/systemd").symlink_to("/usr/lib/systemd")
+    for cmd in commands:
+        exe = root / (cmd.lstrip("/") if cmd.startswith("/") else f"usr/bin/{cmd}")
+        exe.parent.mkdir(parents=True, exist_ok=True)
+        exe.write_text("#!/bin/sh\n")
+        exe.chmod(0o755)
+    return root
+
+
+def _verify_complaints(stderr: str) -> list[str]:
+    """What verify says about our units (the host's own symlinked units are not ours to judge)."""
+    return [line for line in stderr.splitlines() if line.strip() and "Failed to resolve symlink" not in line]
+
+
+needs_analyze = pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze not installed")
+
+
+@needs_analyze
+@pytest.mark.parametrize("example", EXAMPLES, ids=[e.stem for e in EXAMPLES])
+def test_example_units_pass_systemd_analyze_verify(example: Path, tmp_path: Path) -> None:
+    loaded = load_config(Paths(tmp_path), example, check_files=False)
+    files = render_all(loaded, Paths(tmp_path), with_api_keys=False)
+    commands = [t.command[0] for t in loaded.config.target] + ["/usr/bin/vllm-guard"]
+    root = _fake_verify_root(tmp_path, commands)
+    unit_dir = root / "etc/systemd/system"
+    unit_dir.mkdir(parents=True)
+    for f in files:
+        if f.name.endswith(".service"):
+            text = f.text.replace(shutil.which("vllm-guard") or "/usr/bin/vllm-guard", "/usr/bin/vllm-guard")
+            (unit_dir / f.name).write_text(text)
+            proc = subprocess.run(
+                ["systemd-analyze", "verify", f"--root={root}", "--man=no", f.name],
+                capture_output=True,
+                text=True,
+            )
+            assert proc.returncode == 0, proc.stderr
+            assert _verify_complaints(proc.stderr) == []
+
+
+@needs_analyze
+def test_guard_unit_security_exposure_is_at_most_3_5() -> None:
+    proc = subprocess.run(
+        ["systemd-analyze", "security", "--offline=yes", str(REPO / "units/vllm-guard.service")],
+        capture_output=True,
+        text=True,
+    )
+    last = [line for line in (proc.stdout + proc.stderr).splitlines() if "Overall exposure level" in line]
+    assert last, proc.stdout + proc.stderr
+    exposure = float(last[0].split(":")[1].split()[0])
+    assert exposure <= 3.5
+
+
+def test_unit_has_restart_settings_and_env_file(fake_root: Path, cli: Callable[..., CliResult]) -> None:
+    write_config(
+        fake_root,
+        '[[target]]\nmodel = "/models/tiny"\n[target.restart]\nrestart_sec = 7\nstart_limit_burst = 4\n'
+        "[target.flags]\nmax_model_len = 1024\nmax_num_seqs = 16\n",
+    )
+    res = cli("render", "--root", fake_root)
+    assert res.code == 0, res.err
+    unit = res.out.split("### vllm-qwen.env")[0]
+    env = res.out.split("### vllm-qwen.env")[1]
+    for line in [
+        "Restart=on-failure",
+        "RestartSec=7",
+        "StartLimitBurst=4",
+        "StartLimitIntervalSec=1800",
+        "TimeoutStartSec=1800",
+        "EnvironmentFile=/var/lib/vllm-guard/vllm-qwen.env",
+        "User=vllm",
+        "KillMode=mixed",
+        "After=network-online.target vllm-guard.service",
+    ]:
+        assert f"\n{line}\n" in unit, line
+    assert "\nPrivateDevices=" not in unit and "\nDevicePolicy=closed" not in unit
+    assert "--model ${VLLM_GUARD_MODEL}" in unit and " $VLLM_GUARD_ARGS" in unit
+    parsed = esc.parse_env_file(env)
+    assert parsed["VLLM_GUARD_MODEL"] == "/models/tiny"
+    assert parsed["VLLM_GUARD_ARGS"].split() == [
+        "--gpu-memory-utilization=0.9",
+        "--max-model-len=1024",
+        "--max-num-seqs=16",
+    ]
+
+
+@needs_analyze
+def test_hard_values_are_escaped_and_verify(fake_root: Path, tmp_path: Path) -> None:
+    hard_dir = fake_root / HARD_PATH.lstrip("/")
+    hard_dir.mkdir(parents=True)
+    shutil.copy(fake_root / "models/tiny/config.json", hard_dir / "config.json")
+    toml_path = HARD_PATH.replace("\\", "\\\\").replace('"', '\\"')
+    write_config(
+        fake_root,
+        f'[[target]]\nmodel = "{toml_path}"\nserved_model_name = "q 100%$X \\"y\\""\n'
+        'extra_args = ["--chat-template", "/t/a b%$.jinja"]\n'
+        'environment = { HF_HOME = "/h 50% $x \\"q\\"" }\n',
+    )
+    paths = Paths(fake_root)
+    files = render_all(load_config(paths), paths)
+    unit = next(f for f in files if f.name.endswith(".service")).text
+    env = next(f for f in files if f.name.endswith(".env")).text
+    assert esc.parse_env_file(env)["VLLM_GUARD_MODEL"] == HARD_PATH
+    assert '--served-model-name "q 100%%$$X \\"y\\""' in unit
+    assert '"/t/a b%%$$.jinja"' in unit
+    assert 'Environment="HF_HOME=/h 50%% $x \\"q\\""' in unit
+    root = _fake_verify_root(tmp_path, ["python3", "/usr/bin/vllm-guard"])
+    (root / "etc/systemd/system").mkdir(parents=True)
+    (root / "etc/systemd/system/vllm-qwen.service").write_text(unit)
+    proc = subprocess.run(
+        ["systemd-analyze", "verify", f"--root={root}", "--man=no", "vllm-qwen.service"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "SYSTEMD_LOG_LEVEL": "notice"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert _verify_complaints(proc.stderr) == []
+
+
+def test_render_out_writes_files_atomically(fake_root: Path, tmp_path: Path, cli: Callable[..., CliResult]) -> None:
+    write_config(fake_root, '[[target]]\nmodel = "/models/tiny"\n')
+    out = tmp_path / "out"
+    res = cli("render", "--root", fake_root, "--out", out)
+    assert res.code == 0, res.err
+    assert sorted(p.name for p in out.iterdir()) == ["vllm-qwen.env", "vllm-qwen.service"]
+    assert (out / "vllm-qwen.env").stat().st_mode & 0o777 == 0o600
+
+
+def test_install_writes_under_root_and_keeps_existing_env(fake_root: Path, cli: Callable[..., CliResult]) -> None:
+    write_config(fake_root, '[[target]]\nmodel = "/models/tiny"\n')
+    res = cli("install", "--root", fake_root, "--no-reload")
+    assert res.code == 0, res.err
+    unit = fake_root / "etc/systemd/system/vllm-qwen.service"
+    env = fake_root / "var/lib/vllm-guard/vllm-qwen.env"
+    assert unit.is_file() and env.is_file()
+    env.write_text('VLLM_GUARD_ARGS="--gpu-memory-utilization=0.8"\n')
+    assert cli("install", "--root", fake_root, "--no-reload").code == 0
+    assert "0.8" in env.read_text()  # the guard's current flags are not clobbered
+    assert cli("install", "--root", fake_root, "--no-reload", "--reset-flags").code == 0
+    assert "0.9" in env.read_text()
+
+
+def test_init_writes_a_starter_config_that_loads(fake_root: Path, cli: Callable[..., CliResult]) -> None:
+    res = cli("init", "--root", fake_root, "--model", "/models/tiny")
+    assert res.code == 0, res.err
+    cfg = load_config(Paths(fake_root)).config
+    assert cfg.target[0].flags.max_model_len == 4096  # capped at the model's max_position_embeddings
+    assert cfg.target[0].name == "tiny"
+    assert cli("init", "--root", fake_root, "--model", "/models/tiny").code == 73  # no silent overwrite
