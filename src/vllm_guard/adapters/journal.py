@@ -18,6 +18,8 @@ vacuum, files added or removed).
 
 from __future__ import annotations
 
+import contextlib
+import os
 import select
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -50,6 +52,9 @@ KEPT_FIELDS: Final = (
     "JOB_RESULT",
     "JOB_ID",
 )
+# Entries looked at per read() for each one it may hand out: bounds the work of a read() through
+# kernel lines and other entries that the matches let through but the guard does not need.
+READ_BUDGET_FACTOR: Final = 4
 # PIDs remembered to name the unit of a kernel line (a few restarts' worth of vLLM processes).
 PID_OWNERS_MAX: Final = 1024
 # When the journal's descriptor is not reliable (journal on a network file system), sd-journal asks
@@ -91,6 +96,11 @@ class JournalFollower:
         self._invalidated = False
         self._pid_owner: OrderedDict[int, str] = OrderedDict()
         self._epoll = select.epoll()
+        # Readable while a read() stopped at its budget before the end: the same poll wakes the caller.
+        self._more = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
+        self._epoll.register(self._more, select.EPOLLIN)
+        self._caught_up = True
+        self._set_caught_up(False)  # nothing read yet: there may be entries
         self._reader: Any = None
         self._journal_fd = -1
         self.reopens = 0  # how many times the journal was reopened after INVALIDATE
@@ -103,12 +113,19 @@ class JournalFollower:
         """The cursor of the last entry read (handed out, or looked at and found unrelated)."""
         return self._cursor
 
+    @property
+    def caught_up(self) -> bool:
+        """True when the last ``read()`` reached the end of the journal."""
+        return self._caught_up
+
     def fileno(self) -> int:
         """A descriptor to poll for readability; stable across reopens."""
         return self._epoll.fileno()
 
     def wait(self, timeout_s: float) -> bool:
         """Block until the journal changed or ``timeout_s`` passed; True when there may be new entries."""
+        if not self._caught_up:
+            return True  # the last read() stopped at its budget
         if not self._reader.reliable_fd():
             timeout_s = min(timeout_s, UNRELIABLE_POLL_S)
         self._epoll.poll(max(timeout_s, 0.0))
@@ -118,13 +135,23 @@ class JournalFollower:
         return bool(state != journal.NOP)
 
     def read(self, max_entries: int = 1000) -> list[Entry]:
-        """Up to ``max_entries`` new entries (decoded); an empty list when there is nothing new."""
+        """Up to ``max_entries`` new entries, decoded, after looking at no more than ``max_entries * 4``.
+
+        ``caught_up`` tells whether it reached the end; when it did not, ``fileno()`` stays readable and
+        ``wait()`` returns at once, so a loop that waits before each read never stalls.
+        """
         if self._reader.process() == journal.INVALIDATE or self._invalidated:
             self._reopen()
         out: list[Entry] = []
         reader = self._reader
-        for _ in range(max_entries):
+        budget = max_entries * READ_BUDGET_FACTOR
+        caught_up = False
+        while len(out) < max_entries:
+            if budget <= 0:
+                break
+            budget -= 1
             if not reader._next():
+                caught_up = True
                 break
             if self._dedupe and self._already_seen(reader):
                 continue
@@ -132,13 +159,27 @@ class JournalFollower:
             entry = self._decode(reader)
             if entry is not None:
                 out.append(entry)
+        self._set_caught_up(caught_up)
         return out
 
+    def _set_caught_up(self, caught_up: bool) -> None:
+        if caught_up == self._caught_up:
+            return
+        self._caught_up = caught_up
+        if caught_up:
+            with contextlib.suppress(BlockingIOError):
+                os.eventfd_read(self._more)
+        else:
+            os.eventfd_write(self._more, 1)
+
     def close(self) -> None:
+        if self._epoll.closed:
+            return
         if self._reader is not None:
             self._reader.close()
             self._reader = None
         self._epoll.close()
+        os.close(self._more)
 
     def __enter__(self) -> JournalFollower:
         return self

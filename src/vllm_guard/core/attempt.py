@@ -65,6 +65,7 @@ PIDS_PER_UNIT: Final = 256
 INVOCATIONS_PER_UNIT: Final = 64
 
 SNAPSHOT_VERSION: Final = 1
+_UNKNOWN: Final = "unknown-"  # prefix of the made-up id of an attempt whose invocation id is not known
 
 # Signal numbers as systemd prints them after "status=N/" (Linux x86-64/arm64 numbering, signal(7)).
 _SIGNAL_NAMES: Final = {
@@ -292,13 +293,7 @@ class StartLimitHit:
 
 
 TrackerEvent = (
-    AttemptStarted
-    | AttemptReady
-    | AttemptEnded
-    | AttemptAmended
-    | RestartScheduled
-    | UnitStopped
-    | StartLimitHit
+    AttemptStarted | AttemptReady | AttemptEnded | AttemptAmended | RestartScheduled | UnitStopped | StartLimitHit
 )
 
 
@@ -430,9 +425,7 @@ def _pid1_kind(entry: Entry) -> str:
     text = entry.message
     if mid == MID_UNIT_FAILED or (not mid and "Failed with result '" in text):
         return "failed"
-    if mid == MID_UNIT_SUCCESS or (
-        not mid and (text.endswith(": Succeeded.") or "Deactivated successfully" in text)
-    ):
+    if mid == MID_UNIT_SUCCESS or (not mid and (text.endswith(": Succeeded.") or "Deactivated successfully" in text)):
         return "success"
     if mid == MID_PROCESS_EXIT or (not mid and _EXIT_TEXT.search(text)):
         return "exit"
@@ -458,9 +451,7 @@ def _pid1_kind(entry: Entry) -> str:
 class AttemptTracker:
     """Turns the journal entries of some units into attempts and events. Bounded memory per unit."""
 
-    def __init__(
-        self, units: Iterable[str], *, head_lines: int = HEAD_LINES, tail_lines: int = TAIL_LINES
-    ) -> None:
+    def __init__(self, units: Iterable[str], *, head_lines: int = HEAD_LINES, tail_lines: int = TAIL_LINES) -> None:
         self._units: dict[str, _UnitState] = {u: _UnitState() for u in units}
         self._head = head_lines
         self._tail = tail_lines
@@ -500,10 +491,7 @@ class AttemptTracker:
                     # several amendments in one batch: keep the latest only
                     for i in range(len(out) - 1, -1, -1):
                         prev = out[i]
-                        if (
-                            isinstance(prev, AttemptAmended)
-                            and (prev.attempt.unit, prev.attempt.invocation_id) == key
-                        ):
+                        if isinstance(prev, AttemptAmended) and (prev.attempt.unit, prev.attempt.invocation_id) == key:
                             del out[i]
                             break
                 elif isinstance(event, AttemptEnded):
@@ -550,6 +538,11 @@ class AttemptTracker:
                 return prev, []
             if inv in state.seen:
                 return None, []  # an older attempt, no longer kept
+            if cur is not None and cur.ended_us is None and cur.invocation_id.startswith(_UNKNOWN):
+                # begun by a message without an id (older systemd): the first id seen names it
+                cur.invocation_id = inv
+                state.remember_invocation(inv)
+                return cur, []
             if may_begin:
                 events = self._begin(state, entry.unit, inv, entry)
                 return state.current, events
@@ -558,7 +551,7 @@ class AttemptTracker:
         if cur is not None:
             return cur, []
         if may_begin:
-            events = self._begin(state, entry.unit, f"unknown-{entry.realtime_us}", entry)
+            events = self._begin(state, entry.unit, f"{_UNKNOWN}{entry.realtime_us}", entry)
             return state.current, events
         return None, []
 
@@ -590,7 +583,7 @@ class AttemptTracker:
         was_ended = target.ended_us is not None
         if begins and was_ended and not entry.invocation_id:
             # older systemd without INVOCATION_ID: "Started" after an ended attempt is a new one
-            events += self._begin(state, entry.unit, f"unknown-{entry.realtime_us}", entry)
+            events += self._begin(state, entry.unit, f"{_UNKNOWN}{entry.realtime_us}", entry)
             target = state.current
             assert target is not None
             was_ended = False
@@ -618,9 +611,7 @@ class AttemptTracker:
                 m = _RESTART_TEXT.search(entry.message)
                 counter = m.group(1) if m else None
             target.restart_counter = int(counter) if counter and counter.isdigit() else None
-            events.append(
-                RestartScheduled(entry.unit, target.invocation_id, entry.realtime_us, target.restart_counter)
-            )
+            events.append(RestartScheduled(entry.unit, target.invocation_id, entry.realtime_us, target.restart_counter))
         elif kind == "stopping":
             target.stop_requested = True
         elif kind == "stopped":
