@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.journal.export import JournalScript, new_invocation, requires_journal_remote
+from tests.journal.export import JournalScript, new_invocation, requires_journal_remote, write_journal
 from tests.journal.scenarios import (
     CUDA_OOM,
     KERNEL_MEMCG_OOM,
@@ -391,3 +391,98 @@ def test_attempt_started_reports_the_new_invocation(script: JournalScript, build
         events = AttemptTracker([UNIT]).feed_all(read_all(follower))
     started = [e.invocation_id for e in events if isinstance(e, AttemptStarted)]
     assert started == run.invocations
+
+
+def test_resume_when_the_cursor_entry_was_vacuumed(script: JournalScript, build: Build, journal_dir: Path) -> None:
+    restarts_then_stop(script)
+    half = len(script.entries) // 2
+    archived = build(script, 0, half, name="system@0001.journal")
+    build(script, half)
+    with JournalFollower([UNIT], path=journal_dir) as first:
+        first.read(half - 3)
+        cursor = first.cursor
+    archived.unlink()  # journald's vacuum removes the oldest archived files
+    with JournalFollower([UNIT], path=journal_dir, cursor=cursor) as second:
+        rest = read_all(second)
+    assert [e.message for e in rest] == [e["MESSAGE"] for e in script.entries[half:]]
+
+
+def test_vacuum_while_following_repeats_nothing(script: JournalScript, build: Build, journal_dir: Path) -> None:
+    restarts_then_stop(script)
+    half = len(script.entries) // 2
+    archived = build(script, 0, half, name="system@0001.journal")
+    build(script, half)
+    with JournalFollower([UNIT], path=journal_dir) as follower:
+        assert len(read_all(follower)) == len(script.entries)
+        archived.unlink()
+        for _ in range(50):
+            if follower.wait(0.1):
+                break
+        assert read_all(follower) == []
+        assert follower.reopens >= 1
+
+
+RECORDED = Path(__file__).parent / "data" / "systemd-252-restarts-and-stops.export"
+
+
+def test_a_recorded_systemd_252_journal(journal_dir: Path) -> None:
+    """Real PID 1 output: restarts to the start limit, a SIGKILL, a manual restart, stops."""
+    write_journal(RECORDED.read_bytes(), journal_dir / "system.journal")
+    units = ["vfail.service", "vok.service", "vkill.service", "vdone.service"]
+    with JournalFollower(units, path=journal_dir) as follower:
+        entries = read_all(follower)
+    assert len(entries) == RECORDED.read_bytes().count(b"\n\n")
+    events = AttemptTracker(units).feed_all(entries)
+
+    def of(unit: str) -> list[TrackerEvent]:
+        return [e for e in events if getattr(e, "unit", None) == unit or (
+            isinstance(e, AttemptEnded) and e.attempt.unit == unit)]  # fmt: skip
+
+    vfail = of("vfail.service")
+    assert kinds(vfail) == ["AttemptStarted", "AttemptEnded", "RestartScheduled"] * 3 + ["StartLimitHit"]
+    assert [e.restart_counter for e in vfail if isinstance(e, RestartScheduled)] == [1, 2, 3]
+    for e in vfail:
+        if isinstance(e, AttemptEnded):
+            assert (e.attempt.result, e.attempt.exit_status) == ("exit-code", 1)
+            assert e.attempt.lines.count("boom") == 1 and "starting" in e.attempt.lines
+
+    vkill = of("vkill.service")
+    assert kinds(vkill) == ["AttemptStarted", "AttemptEnded", "RestartScheduled", "AttemptStarted", "AttemptEnded",
+                            "UnitStopped"]  # fmt: skip
+    first_kill = next(e.attempt for e in vkill if isinstance(e, AttemptEnded))
+    assert (first_kill.result, first_kill.signal) == ("signal", "KILL")
+
+    vok = of("vok.service")  # systemctl restart, then systemctl stop
+    assert kinds(vok) == ["AttemptStarted", "AttemptEnded", "AttemptStarted", "AttemptEnded", "UnitStopped"]
+    assert all(e.attempt.stop_requested and e.attempt.result == "success" for e in vok if isinstance(e, AttemptEnded))
+
+    vdone = of("vdone.service")  # its one line came without _SYSTEMD_INVOCATION_ID
+    assert kinds(vdone) == ["AttemptStarted", "AttemptEnded"]
+    done = next(e.attempt for e in vdone if isinstance(e, AttemptEnded))
+    assert done.result == "success" and "done" in done.lines
+
+
+def test_since_now_on_a_journal_with_nothing_of_the_unit_yet(
+    script: JournalScript, build: Build, journal_dir: Path
+) -> None:
+    script.other("cron.service", "(root) CMD (run-parts /etc/cron.hourly)")
+    build(script)
+    a = new_invocation()
+    script.started(UNIT, a)
+    script.line(UNIT, a, 1234, "(APIServer pid=1234) INFO:     Application startup complete.")
+    with JournalFollower([UNIT], path=journal_dir, since_now=True) as follower:
+        assert read_all(follower) == []
+        assert follower.cursor is None
+        build(script, 1)
+        for _ in range(50):
+            if follower.wait(0.1):
+                break
+        got = read_all(follower)
+    assert [e.source for e in got] == ["pid1", "unit"]
+
+
+def test_the_local_system_journal_opens_and_reads() -> None:
+    unit = f"vllm-guard-test-{new_invocation()}.service"  # no entries anywhere
+    with JournalFollower([unit]) as follower:
+        assert read_all(follower) == []
+        assert follower.wait(0.01) is False

@@ -398,3 +398,24 @@ def test_events_carry_the_unit_and_time() -> None:
     stop = Feed(t=f.t)
     s = stop.stopped(INV1, "stop")
     assert AttemptTracker([U]).feed(s) == [UnitStopped(U, s.realtime_us, by_request=True)]
+
+
+def test_type_notify_starting_then_started_is_one_attempt() -> None:
+    f = Feed()
+    f.pid1(f"Starting {U} - vLLM...", INV1, MESSAGE_ID="7d4958e842da4a758f6c1cdc7b36dcc5", JOB_TYPE="start")
+    f.line("INFO loading weights", INV1)
+    f.started(INV1)  # after READY=1
+    events = AttemptTracker([U]).feed_all(f.out)
+    assert names(events) == ["AttemptStarted"]
+    assert isinstance(events[0], AttemptStarted) and events[0].at_us == f.out[0].realtime_us
+
+
+def test_an_old_systemd_without_ids_takes_the_first_id_seen() -> None:
+    f = Feed()
+    f.out.append(Entry("c0", f.t, None, None, "pid1", U, None, 1, f"Started {U} - vLLM.", {}))
+    f.line("INFO loading", INV1)
+    f.exited(INV1)
+    f.failed(INV1)
+    events = AttemptTracker([U]).feed_all(f.out)
+    assert names(events) == ["AttemptStarted", "AttemptEnded"]
+    assert ended(events)[0].invocation_id == INV1 and "INFO loading" in ended(events)[0].lines

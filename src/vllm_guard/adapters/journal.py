@@ -195,7 +195,7 @@ class JournalFollower:
         elif self._path is not None:
             reader = journal.Reader(path=str(self._path))
         else:
-            reader = journal.Reader(flags=journal.SYSTEM)
+            reader = journal.Reader(flags=journal.LOCAL_ONLY | journal.SYSTEM)
         self._add_matches(reader)
         if self._cursor is not None:
             reader.seek_cursor(self._cursor)
