@@ -277,9 +277,7 @@ _ARGPARSE_RE = re.compile(
     r"|ambiguous option)"
 )
 _EXC_LINE_RE = re.compile(r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b(?::|$)")
-_SHM_NOSPACE_RE = re.compile(
-    r"No space left on device.*(?:/dev/shm|shm|torch_)|(?:/dev/shm|torch_).*No space"
-)
+_SHM_NOSPACE_RE = re.compile(r"No space left on device.*(?:/dev/shm|shm|torch_)|(?:/dev/shm|torch_).*No space")
 _PORT_BIND_RE = re.compile(r"[Aa]ddress already in use|EADDRINUSE")
 _HF_RE = re.compile(
     r"does not appear to have (?:a file named|any of the files)|Repository Not Found|RepositoryNotFoundError"
@@ -747,32 +745,19 @@ def _hint(kind: FailureKind, n: Mapping[str, float | int | str]) -> str:
             "VLLM_CPU_KVCACHE_SPACE on CPU)"
         )
     if kind is K.CUDA_OOM_LOAD:
-        return (
-            "the weights do not fit: use a quantized model, more GPUs (--tensor-parallel-size) or a "
-            "larger GPU"
-        )
+        return "the weights do not fit: use a quantized model, more GPUs (--tensor-parallel-size) or a larger GPU"
     if kind is K.CUDA_OOM_PROFILE:
-        return (
-            "lower --max-num-seqs or --max-num-batched-tokens, lower --gpu-memory-utilization, or "
-            "--enforce-eager"
-        )
+        return "lower --max-num-seqs or --max-num-batched-tokens, lower --gpu-memory-utilization, or --enforce-eager"
     if kind is K.CUDA_OOM_RUNTIME:
-        return (
-            "lower --gpu-memory-utilization or --max-num-seqs to leave headroom for activations while serving"
-        )
+        return "lower --gpu-memory-utilization or --max-num-seqs to leave headroom for activations while serving"
     if kind is K.HOST_OOM_KILLED:
-        return (
-            "host RAM ran out: lower --swap-space/--cpu-offload-gb, add swap, or raise the unit's MemoryMax="
-        )
+        return "host RAM ran out: lower --swap-space/--cpu-offload-gb, add swap, or raise the unit's MemoryMax="
     if kind is K.VRAM_HELD:
         return "another process holds GPU memory: stop it (nvidia-smi) or lower --gpu-memory-utilization"
     if kind is K.SHM_EXHAUSTED:
         return "/dev/shm is too small: enlarge it (docker --shm-size / --ipc=host) or set NCCL_SHM_DISABLE=1"
     if kind is K.DISTRIBUTED_ERROR:
-        return (
-            "a collective or a rank failed: check every rank's log above for the first error, and "
-            "NCCL_DEBUG=INFO"
-        )
+        return "a collective or a rank failed: check every rank's log above for the first error, and NCCL_DEBUG=INFO"
     if kind is K.MODEL_LOAD_ERROR:
         return "check the model path or repo id, access token, architecture support and the weight files"
     if kind is K.BAD_ARGUMENTS:
@@ -784,9 +769,7 @@ def _hint(kind: FailureKind, n: Mapping[str, float | int | str]) -> str:
     if kind is K.ENGINE_DEAD:
         return "the engine died: look above for its first error; a restart usually recovers"
     if kind is K.GPU_DRIVER_ERROR:
-        return (
-            "the GPU or its driver failed: check nvidia-smi and dmesg (Xid); a reboot or driver fix is needed"
-        )
+        return "the GPU or its driver failed: check nvidia-smi and dmesg (Xid); a reboot or driver fix is needed"
     if kind is K.UNKNOWN_FAILURE:
         return "no known cause found: read the lines above the first error"
     return ""
