@@ -20,7 +20,12 @@ CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "logs"
 
 
 def _excerpt(path: Path) -> list[str]:
-    return [line for line in path.read_text(encoding="utf-8").splitlines() if not line.startswith("#")]
+    """The log lines of a corpus file, without its leading ``#`` header (source and notes)."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    start = 0
+    while start < len(lines) and lines[start].startswith("#"):
+        start += 1
+    return lines[start:]
 
 
 def build_log(n_lines: int, failure_share: float, seed: int = 1) -> list[str]:

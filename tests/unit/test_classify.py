@@ -521,3 +521,59 @@ ANSI_CASES = [
 def test_strip_ansi_colours(line: str) -> None:
     assert strip_prefixes(line).endswith("ValueError: boom")
     assert "[0" not in strip_prefixes(line)
+
+
+# --- pydantic's config validation: the "Value error, ..." line decides -------------------------
+
+PYDANTIC = "pydantic_core._pydantic_core.ValidationError: 1 validation error for ModelConfig"
+
+PYDANTIC_CASES = [
+    pytest.param(
+        # SYNTHETIC, in the format of https://github.com/vllm-project/vllm/issues/26161
+        [
+            PYDANTIC,
+            "  Value error, Model architectures ['FooForCausalLM'] are not supported for now. [type=value_error]",
+        ],
+        K.MODEL_LOAD_ERROR,
+        id="architecture",
+    ),
+    pytest.param(
+        # https://github.com/vllm-project/vllm/issues/52435
+        [PYDANTIC, "Value error, Total number of attention heads (64) must be divisible by tensor parallel size (3)."],
+        K.BAD_ARGUMENTS,
+        id="heads-divisible",
+    ),
+    pytest.param(
+        # https://github.com/vllm-project/vllm/issues/26161 (the reason is not a known one)
+        [PYDANTIC, "  Value error, Expecting value: line 1 column 1 (char 0) [type=value_error]"],
+        K.BAD_ARGUMENTS,
+        id="other-reason",
+    ),
+]
+
+
+@pytest.mark.parametrize(("lines", "kind"), PYDANTIC_CASES)
+def test_pydantic_config_validation(lines: list[str], kind: FailureKind) -> None:
+    assert classify(lines).kind is kind
+
+
+def test_terminal_wrapped_mid_word_numbers() -> None:
+    # https://github.com/SergiioB/intel-arc-pro-b70-inference-cookbook/issues/4 (wrapped inside "cache")
+    lines = [
+        "(EngineCore pid=316) ValueError: To serve at least one request with the model's max seq len (100000), "
+        "(4.26 GiB KV cach",
+        "e is needed, which is larger than the available KV cache memory (4.25 GiB). Based on the avai",
+    ]
+    failure = classify(lines)
+    assert failure.numbers["kv_needed_gib"] == 4.26
+    assert failure.numbers["kv_available_gib"] == 4.25
+
+
+def test_strip_vllm_ascend_logger_prefix() -> None:
+    # https://github.com/vllm-project/vllm-ascend/issues/8938
+    line = (
+        "(Worker_DP1_TP14_EP30 pid=2493) ERROR 2026-04-25 10:01:17.340 [mooncake_connector.py:246] Mooncake "
+        "KVCacheSendingThread exception: Address already in use (addr='tcp://10.235.53.16:20012')"
+    )
+    assert strip_prefixes(line).startswith("Mooncake KVCacheSendingThread exception")
+    assert classify([line]).numbers["port"] == 20012

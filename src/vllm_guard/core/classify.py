@@ -51,15 +51,17 @@ Numbers = dict[str, float | int | str]
 
 # Tiers: lower wins. See the module docstring.
 _ROOT = 1
-_KILLED = 2
-_DISTRIBUTED = 3
-_DEAD = 4
-_BARE = 5
+_ROOT_WEAK = 2  # a root cause that a more specific line nearby may name better
+_KILLED = 3
+_DISTRIBUTED = 4
+_DEAD = 5
+_BARE = 6
 
 _MAX_EVIDENCE = 4  # evidence lines kept per verdict
 _MAX_EVIDENCE_CHARS = 400  # longer lines are cut (a whole config dump helps nobody)
 _WINDOW = 4  # lines joined when a message was wrapped (issues, terminals); vLLM's longest needs 4
 _PHASE_LOOKBACK = 3000  # lines searched back for a traceback or a start-up milestone
+_PHASE_LOOKAHEAD = 50  # lines searched forward for the other ranks' next milestone
 
 # Every line that can carry a failure holds at least one of these (case-sensitive) substrings.
 # Checked with `in` (C speed) before any rule runs. Keep in sync with the rules' literals.
@@ -186,7 +188,11 @@ _ALLOC_RE = re.compile(r"Tried to allocate " + _SIZE)
 _CAPACITY_RE = re.compile(r"total capaci?ty of " + _SIZE + r" of which " + _SIZE + r" is free")
 _CAPACITY_OLD_RE = re.compile(r"\(GPU \d+; " + _SIZE + r" total capacity;.*?" + _SIZE + r" free")
 _CPU_ALLOC_RE = re.compile(r"tried to allocate (\d+) bytes")
-_PORT_RE = re.compile(r"\(['\"]?[\w.:\[\]-]*['\"]?, (\d{1,5})\)|\bport[:=]? ?(\d{1,5})\b")
+_PORT_RE = re.compile(
+    r"\(['\"]?[\w.:\[\]-]*['\"]?, (\d{1,5})\)"  # uvicorn: ('0.0.0.0', 8000)
+    r"|\bport[:=]? ?(\d{1,5})\b"  # torch's TCPStore: port: 29500
+    r"|addr='[a-z]+://[^']*:(\d{1,5})'"  # zmq: (addr='tcp://127.0.0.1:5570')
+)
 _KILLED_PID_RE = re.compile(r"Killed process (\d+)")
 _SYSTEMD_STATUS_RE = re.compile(r"code=(exited|killed|dumped), status=(\d+)(?:/(\w+))?")
 _MAXLEN_USER_RE = re.compile(r"User-specified max_model_len \((\d+)\)")
@@ -246,7 +252,7 @@ def _host_numbers(text: str) -> Numbers:
 
 def _port_numbers(text: str) -> Numbers:
     for m in _PORT_RE.finditer(text):
-        port = int(m.group(1) or m.group(2))
+        port = int(m.group(1) or m.group(2) or m.group(3))
         if 0 < port < 65536:  # bind(("", 0)) asks the kernel for any port: not a port in use
             return {"port": port}
     return {}
@@ -297,7 +303,7 @@ _ARCH_RE = re.compile(
     r"|doesn't have a tokenizer|not a string|invalid load key|PytorchStreamReader failed"
 )
 _BAD_ARGS_RE = re.compile(
-    r"validation errors? for \w*(?:Config|Args)\b|User-specified max_model_len \(\d+\) is greater than"
+    r"User-specified max_model_len \(\d+\) is greater than"
     r"|must be divisible by|is not divisible by|max_num_batched_tokens \(\d+\) is smaller than max_model_len"
     r"|Bfloat16 is only supported on GPUs with compute capability|set the option `?trust_remote_code=True"
     r"|requires you to execute the (?:configuration|tokenizer|model) file"
@@ -442,11 +448,19 @@ _RULES: tuple[_Rule, ...] = (
     ),
     # --- argparse and config validation
     _Rule(K.BAD_ARGUMENTS, _ROOT, (": error: ",), regex=_ARGPARSE_RE),
+    # pydantic's "N validation error for ModelConfig": the next line ("Value error, ...") says why,
+    # and may name the model rather than an argument, so a specific rule on it wins.
+    _Rule(
+        K.BAD_ARGUMENTS,
+        _ROOT_WEAK,
+        ("validation error",),
+        regex=re.compile(r"validation errors? for \w*(?:Config|Args)\b"),
+        wrapped=False,
+    ),
     _Rule(
         K.BAD_ARGUMENTS,
         _ROOT,
         (
-            "validation error",
             "max_model_len",
             "divisible",
             "compute capability",
@@ -699,6 +713,9 @@ _LOAD_MARKS = (
 )
 
 
+_LOAD_DONE_MARKS = ("Model loading took", "Loading weights took", "Loading model weights took")
+
+
 def _milestone(line: str) -> Phase | None:
     for mark in _SERVE_MARKS:
         if mark in line:
@@ -742,6 +759,15 @@ def _oom_phase(lines: Sequence[str], index: int) -> Phase:
     # 3. The last start-up milestone before it.
     for i in range(index, start - 1, -1):
         phase = _milestone(lines[i])
+        if phase is not None:
+            return phase
+    # 4. None before it (an excerpt, or one rank failed first): the other ranks' next milestone.
+    #    Weights loading or "loading took" means the failed rank was still loading.
+    for i in range(index + 1, min(len(lines), index + _PHASE_LOOKAHEAD)):
+        line = lines[i]
+        if any(mark in line for mark in _LOAD_DONE_MARKS):
+            return Phase.LOAD
+        phase = _milestone(line)
         if phase is not None:
             return phase
     return Phase.UNKNOWN
@@ -811,10 +837,10 @@ def _hint(kind: FailureKind, n: Mapping[str, float | int | str]) -> str:
 # the classifier
 
 
-def _window(lines: Sequence[str], index: int) -> str:
+def _window(lines: Sequence[str], index: int, glue: str) -> str:
     """The stripped line at ``index`` joined with the next few, for messages wrapped across lines."""
     end = min(len(lines), index + _WINDOW)
-    return " ".join(strip_prefixes(lines[i]) for i in range(index, end))
+    return glue.join(strip_prefixes(lines[i]) for i in range(index, end))
 
 
 def _match(rule: _Rule, line: str, lines: Sequence[str], index: int) -> _Hit | None:
@@ -833,7 +859,10 @@ def _match(rule: _Rule, line: str, lines: Sequence[str], index: int) -> _Hit | N
     if rule.numbers is not None:
         numbers = rule.numbers(text)
         if rule.wrapped and index + 1 < len(lines):  # the message may be wrapped over lines: read on
-            more = rule.numbers(_window(lines, index))
+            more = rule.numbers(_window(lines, index, " "))
+            numbers = {**more, **numbers}
+            # a terminal wraps mid-word: join the pieces without a space too
+            more = rule.numbers(_window(lines, index, ""))
             numbers = {**more, **numbers}
     return _Hit(rule, index, text, numbers)
 
