@@ -577,3 +577,12 @@ def test_strip_vllm_ascend_logger_prefix() -> None:
     )
     assert strip_prefixes(line).startswith("Mooncake KVCacheSendingThread exception")
     assert classify([line]).numbers["port"] == 20012
+
+
+def test_every_rule_literal_passes_the_gate() -> None:
+    # The gate is a cheap pre-filter: a line that a rule would match must never be dropped by it.
+    from vllm_guard.core import classify as module
+
+    for rule in module._RULES:
+        for literal in rule.literals:
+            assert any(g in literal for g in module._GATE), (rule.kind.value, literal)
