@@ -28,7 +28,7 @@ read as a fallback.
 journald reads the unit's output stream and PID 1's native socket independently, so their order in
 the journal is not the order things happened. Following a real journald (systemd 252) through a
 unit that printed 300 lines and failed, six times: PID 1's "Started" came after the unit's 237th line
-once, and "Main process exited" before its last 63 lines once. So an attempt begins at whichever comes
+once, and "Main process exited" before its last 64 lines once. So an attempt begins at whichever comes
 first (its first line or "Started"), and lines that arrive after systemd's result are added to the
 ended attempt and reported with ``AttemptAmended``; ``feed_all`` folds them into the ``AttemptEnded``
 of the same batch instead.
