@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import importlib
 import os
 import select
 import signal
@@ -47,6 +46,7 @@ from vllm_guard.core.events import Event, EventKind
 from vllm_guard.core.failure import Failure
 from vllm_guard.core.kinds import FailureKind
 from vllm_guard.core.policy import Action, Decision, Facts, decide
+from vllm_guard.core.probe import Liveness, ProbeResult, evidence_from_lines
 from vllm_guard.core.render import render_env
 from vllm_guard.core.state import (
     AttemptRecord,
@@ -103,11 +103,9 @@ class _RealSystemctl:
 
 
 def _probe_module() -> Any:
-    return importlib.import_module("vllm_guard.app.probe")
+    from vllm_guard.app import probe
 
-
-def _core_probe() -> Any:
-    return importlib.import_module("vllm_guard.core.probe")
+    return probe
 
 
 def _send_to_journal(event: Event) -> None:
@@ -140,7 +138,7 @@ class _Live:
     probe_kind: str = ""  # "start" or "live"
     probe_invocation: str | None = None
     next_live_probe: float | None = None
-    liveness: Any = None
+    liveness: Liveness | None = None
     verified_invocation: str | None = None
     next_vram_check: float = 0.0
 
@@ -614,9 +612,7 @@ class Daemon:
                 continue  # that start is over
             self.on_probe(t, self.ts(t), live, result)
 
-    def on_probe(self, target: Target, ts: TargetState, live: _Live, result: Any) -> None:
-        cp = _core_probe()
-        Liveness, evidence_from_lines = cp.Liveness, cp.evidence_from_lines
+    def on_probe(self, target: Target, ts: TargetState, live: _Live, result: ProbeResult) -> None:
         now = self.now()
         if result.ok:
             if live.probe_kind == "start" and live.verified_invocation != live.invocation:
