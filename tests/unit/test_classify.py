@@ -503,3 +503,21 @@ def test_uncaught_traceback_is_unknown_failure() -> None:
 def test_to_dict_round_trip() -> None:
     failure = classify([KV_V1])
     assert type(failure).from_dict(failure.to_dict()) == failure
+
+
+ANSI_CASES = [
+    # https://github.com/vllm-project/vllm/issues/33297 (as pasted, "^[" for ESC)
+    pytest.param(
+        "[2026-01-26T17:25:37Z] ^[[0;36m(EngineCore_DP0 pid=738)^[[0;0m ^[[31mERROR^[[0m ^[[90m01-26 09:25:37^[[0m "
+        "^[[90m[core.py:935]^[[0m ValueError: boom",
+        id="caret-escapes",
+    ),
+    pytest.param("\x1b[0;36m(EngineCore_DP0 pid=738)\x1b[0;0m ValueError: boom", id="raw-escapes"),
+    pytest.param("#033[2m#033[33m(raylet)#033[0m ValueError: boom", id="rsyslog-escapes"),
+]
+
+
+@pytest.mark.parametrize("line", ANSI_CASES)
+def test_strip_ansi_colours(line: str) -> None:
+    assert strip_prefixes(line).endswith("ValueError: boom")
+    assert "[0" not in strip_prefixes(line)
