@@ -171,11 +171,7 @@ NUMBER_CASES = [
     ),
     pytest.param(
         # SYNTHETIC: uvicorn's bind error
-        [
-            "ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 8000): address "
-            "already "
-            "in use"
-        ],
+        ["ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 8000): address already in use"],
         K.PORT_IN_USE,
         {"port": 8000},
         id="port-uvicorn",
@@ -183,8 +179,7 @@ NUMBER_CASES = [
     pytest.param(
         # SYNTHETIC: vLLM's own bind (no port in the message) after its argument dump
         [
-            "INFO 05-01 10:00:00 [api_server.py:1] non-default args: {'model': 'Qwen/Qwen3-8B', 'port': "
-            "8001}",
+            "INFO 05-01 10:00:00 [api_server.py:1] non-default args: {'model': 'Qwen/Qwen3-8B', 'port': 8001}",
             "OSError: [Errno 98] Address already in use",
         ],
         K.PORT_IN_USE,
@@ -242,9 +237,7 @@ PREFIXES = [
     pytest.param("vllm-qwen-1  | ", id="docker-compose"),
     pytest.param("2026-11-30T05:00:00.123456789Z ", id="kubectl-timestamps"),
     pytest.param("(EngineCore_DP0 pid=18799) ERROR 10-08 20:33:48 [core.py:708] ", id="vllm-enginecore"),
-    pytest.param(
-        "(VllmWorker rank=0 pid=3073) ERROR 03-20 10:00:00 [multiproc_executor.py:470] ", id="worker"
-    ),
+    pytest.param("(VllmWorker rank=0 pid=3073) ERROR 03-20 10:00:00 [multiproc_executor.py:470] ", id="worker"),
     pytest.param("(APIServer pid=1) ", id="apiserver"),
     pytest.param("ERROR 04-17 15:10:09 engine.py:448] ", id="vllm-v0-logger"),
     pytest.param("[rank0]: ", id="torch-rank"),
@@ -452,9 +445,7 @@ def test_outcome_only(outcome: SystemdOutcome, kind: FailureKind) -> None:
 
 
 def test_outcome_does_not_hide_a_logged_cause() -> None:
-    assert (
-        classify([KV_V1], SystemdOutcome(result="exit-code", exit_status=1)).kind is K.KV_CACHE_INSUFFICIENT
-    )
+    assert classify([KV_V1], SystemdOutcome(result="exit-code", exit_status=1)).kind is K.KV_CACHE_INSUFFICIENT
 
 
 def test_oom_kill_result_beats_a_generic_error() -> None:
@@ -512,3 +503,21 @@ def test_uncaught_traceback_is_unknown_failure() -> None:
 def test_to_dict_round_trip() -> None:
     failure = classify([KV_V1])
     assert type(failure).from_dict(failure.to_dict()) == failure
+
+
+ANSI_CASES = [
+    # https://github.com/vllm-project/vllm/issues/33297 (as pasted, "^[" for ESC)
+    pytest.param(
+        "[2026-01-26T17:25:37Z] ^[[0;36m(EngineCore_DP0 pid=738)^[[0;0m ^[[31mERROR^[[0m ^[[90m01-26 09:25:37^[[0m "
+        "^[[90m[core.py:935]^[[0m ValueError: boom",
+        id="caret-escapes",
+    ),
+    pytest.param("\x1b[0;36m(EngineCore_DP0 pid=738)\x1b[0;0m ValueError: boom", id="raw-escapes"),
+    pytest.param("#033[2m#033[33m(raylet)#033[0m ValueError: boom", id="rsyslog-escapes"),
+]
+
+
+@pytest.mark.parametrize("line", ANSI_CASES)
+def test_strip_ansi_colours(line: str) -> None:
+    assert strip_prefixes(line).endswith("ValueError: boom")
+    assert "[0" not in strip_prefixes(line)

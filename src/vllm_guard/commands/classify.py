@@ -7,6 +7,7 @@ line prefix); ``-`` reads standard input. With ``--json``, one object per file p
      "numbers": {"max_model_len": 131072, ...}, "evidence": ["ValueError: To serve ..."],
      "hint": "lower --max-model-len to 32640 or less ..."}
 
+A leading block of ``# `` comment lines (a saved excerpt's source and notes) is skipped.
 Exit status: 0 when every file shows no failure, 1 when one does, 66 when a file cannot be read.
 """
 
@@ -38,9 +39,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help="log file to read; - reads standard input")
 
 
+def _without_header(lines: list[str]) -> list[str]:
+    """Drop a leading block of ``# `` comment lines (how saved excerpts name their source)."""
+    start = 0
+    while start < len(lines) and (lines[start].startswith("# ") or lines[start] == "#"):
+        start += 1
+    return lines[start:]
+
+
 def _read(name: str) -> list[str]:
     if name == "-":
-        return sys.stdin.read().splitlines()
+        return _without_header(sys.stdin.read().splitlines())
     try:
         data = Path(name).read_bytes()
     except OSError as err:
@@ -51,7 +60,7 @@ def _read(name: str) -> list[str]:
             exit_code=ExitCode.NOINPUT,
         ) from None
     # Logs are UTF-8 in practice; a stray byte must not stop the reading.
-    return data.decode("utf-8", errors="replace").splitlines()
+    return _without_header(data.decode("utf-8", errors="replace").splitlines())
 
 
 def _text(name: str, failure: Failure) -> str:

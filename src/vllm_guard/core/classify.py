@@ -120,6 +120,7 @@ class _Rule:
     unless: tuple[str, ...] = ()  # and none of these may be in the line
     numbers: Callable[[str], Numbers] | None = None  # numbers read from the window
     phase: Phase | None = None  # a phase the rule implies by itself
+    wrapped: bool = True  # read numbers from the next lines too (the message may be wrapped)
 
 
 @dataclass
@@ -244,10 +245,11 @@ def _host_numbers(text: str) -> Numbers:
 
 
 def _port_numbers(text: str) -> Numbers:
-    m = _PORT_RE.search(text)
-    if m is None:
-        return {}
-    return {"port": int(m.group(1) or m.group(2))}
+    for m in _PORT_RE.finditer(text):
+        port = int(m.group(1) or m.group(2))
+        if 0 < port < 65536:  # bind(("", 0)) asks the kernel for any port: not a port in use
+            return {"port": port}
+    return {}
 
 
 def _systemd_numbers(text: str) -> Numbers:
@@ -277,9 +279,7 @@ _ARGPARSE_RE = re.compile(
     r"|ambiguous option)"
 )
 _EXC_LINE_RE = re.compile(r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b(?::|$)")
-_SHM_NOSPACE_RE = re.compile(
-    r"No space left on device.*(?:/dev/shm|shm|torch_)|(?:/dev/shm|torch_).*No space"
-)
+_SHM_NOSPACE_RE = re.compile(r"No space left on device.*(?:/dev/shm|shm|torch_)|(?:/dev/shm|torch_).*No space")
 _PORT_BIND_RE = re.compile(r"[Aa]ddress already in use|EADDRINUSE")
 _HF_RE = re.compile(
     r"does not appear to have (?:a file named|any of the files)|Repository Not Found|RepositoryNotFoundError"
@@ -335,7 +335,7 @@ _SYSTEMD_FAILED_RE = re.compile(
 )
 _BARE_RE = re.compile(
     r"Engine core initialization failed|Engine process failed to start|EngineCore failed to start"
-    r"|Segmentation fault|core dumped|exited with code [1-9]"
+    r"|Segmentation fault|core dumped|exited with code [1-9]|(?:EngineCore|WorkerProc) hit an exception"
 )
 
 _RULES: tuple[_Rule, ...] = (
@@ -362,7 +362,14 @@ _RULES: tuple[_Rule, ...] = (
         phase=Phase.PROFILE,
     ),
     # --- another process holds the VRAM vLLM asked for
-    _Rule(K.VRAM_HELD, _ROOT, ("less than desired GPU memory utilization",), numbers=_vram_numbers),
+    # (checked when the worker starts, before the weights load)
+    _Rule(
+        K.VRAM_HELD,
+        _ROOT,
+        ("less than desired GPU memory utilization",),
+        numbers=_vram_numbers,
+        phase=Phase.LOAD,
+    ),
     _Rule(K.VRAM_HELD, _ROOT, ("Error in memory profiling",), phase=Phase.PROFILE),
     # --- host memory: kernel, systemd, Ray, PyTorch's CPU allocator
     _Rule(
@@ -379,6 +386,8 @@ _RULES: tuple[_Rule, ...] = (
             "ray.exceptions.OutOfMemoryError",
             "can't allocate memory",
             "oom_kill_process",
+            "killed due to memory pressure",
+            "exceeds the memory usage threshold",
         ),
         numbers=_host_numbers,
     ),
@@ -419,11 +428,18 @@ _RULES: tuple[_Rule, ...] = (
         ),
         regex=re.compile(
             r"Error while creating shared memory segment|Bus error|unable to write to file </torch_"
-            r"|status=7/BUS|No space left on device.*(?:shm|torch_)"
+            r"|status=7/BUS|" + _SHM_NOSPACE_RE.pattern
         ),
     ),
     # --- the port
-    _Rule(K.PORT_IN_USE, _ROOT, ("in use", "EADDRINUSE"), regex=_PORT_BIND_RE, numbers=_port_numbers),
+    _Rule(
+        K.PORT_IN_USE,
+        _ROOT,
+        ("in use", "EADDRINUSE"),
+        regex=_PORT_BIND_RE,
+        numbers=_port_numbers,
+        wrapped=False,
+    ),
     # --- argparse and config validation
     _Rule(K.BAD_ARGUMENTS, _ROOT, (": error: ",), regex=_ARGPARSE_RE),
     _Rule(
@@ -565,7 +581,14 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         K.UNKNOWN_FAILURE,
         _BARE,
-        ("initialization failed", "failed to start", "Segmentation fault", "core dumped", "exited with code"),
+        (
+            "initialization failed",
+            "failed to start",
+            "Segmentation fault",
+            "core dumped",
+            "exited with code",
+            "hit an exception",
+        ),
         regex=_BARE_RE,
     ),
 )
@@ -583,6 +606,8 @@ _PROFILE_FRAMES = frozenset(
         "initialize_from_config",
         "initialize_cache",
         "capture_model",
+        "capture_begin",
+        "capture_end",
         "_capture_cudagraphs",
         "capture",
         "_dummy_sampler_run",
@@ -637,6 +662,11 @@ _SERVE_MARKS = (
     '"POST /v1',
     "Started server process",
     "Engine 000:",
+    "Added request",
+    "serving_chat.py",
+    "serving_completion.py",
+    "serving_engine.py",
+    "serving_responses.py",
 )
 _PROFILE_MARKS = (
     "Model loading took",
@@ -747,32 +777,19 @@ def _hint(kind: FailureKind, n: Mapping[str, float | int | str]) -> str:
             "VLLM_CPU_KVCACHE_SPACE on CPU)"
         )
     if kind is K.CUDA_OOM_LOAD:
-        return (
-            "the weights do not fit: use a quantized model, more GPUs (--tensor-parallel-size) or a "
-            "larger GPU"
-        )
+        return "the weights do not fit: use a quantized model, more GPUs (--tensor-parallel-size) or a larger GPU"
     if kind is K.CUDA_OOM_PROFILE:
-        return (
-            "lower --max-num-seqs or --max-num-batched-tokens, lower --gpu-memory-utilization, or "
-            "--enforce-eager"
-        )
+        return "lower --max-num-seqs or --max-num-batched-tokens, lower --gpu-memory-utilization, or --enforce-eager"
     if kind is K.CUDA_OOM_RUNTIME:
-        return (
-            "lower --gpu-memory-utilization or --max-num-seqs to leave headroom for activations while serving"
-        )
+        return "lower --gpu-memory-utilization or --max-num-seqs to leave headroom for activations while serving"
     if kind is K.HOST_OOM_KILLED:
-        return (
-            "host RAM ran out: lower --swap-space/--cpu-offload-gb, add swap, or raise the unit's MemoryMax="
-        )
+        return "host RAM ran out: lower --swap-space/--cpu-offload-gb, add swap, or raise the unit's MemoryMax="
     if kind is K.VRAM_HELD:
         return "another process holds GPU memory: stop it (nvidia-smi) or lower --gpu-memory-utilization"
     if kind is K.SHM_EXHAUSTED:
         return "/dev/shm is too small: enlarge it (docker --shm-size / --ipc=host) or set NCCL_SHM_DISABLE=1"
     if kind is K.DISTRIBUTED_ERROR:
-        return (
-            "a collective or a rank failed: check every rank's log above for the first error, and "
-            "NCCL_DEBUG=INFO"
-        )
+        return "a collective or a rank failed: check every rank's log above for the first error, and NCCL_DEBUG=INFO"
     if kind is K.MODEL_LOAD_ERROR:
         return "check the model path or repo id, access token, architecture support and the weight files"
     if kind is K.BAD_ARGUMENTS:
@@ -784,9 +801,7 @@ def _hint(kind: FailureKind, n: Mapping[str, float | int | str]) -> str:
     if kind is K.ENGINE_DEAD:
         return "the engine died: look above for its first error; a restart usually recovers"
     if kind is K.GPU_DRIVER_ERROR:
-        return (
-            "the GPU or its driver failed: check nvidia-smi and dmesg (Xid); a reboot or driver fix is needed"
-        )
+        return "the GPU or its driver failed: check nvidia-smi and dmesg (Xid); a reboot or driver fix is needed"
     if kind is K.UNKNOWN_FAILURE:
         return "no known cause found: read the lines above the first error"
     return ""
@@ -817,7 +832,7 @@ def _match(rule: _Rule, line: str, lines: Sequence[str], index: int) -> _Hit | N
     numbers: Numbers = {}
     if rule.numbers is not None:
         numbers = rule.numbers(text)
-        if index + 1 < len(lines):  # the message may be wrapped over lines: read on
+        if rule.wrapped and index + 1 < len(lines):  # the message may be wrapped over lines: read on
             more = rule.numbers(_window(lines, index))
             numbers = {**more, **numbers}
     return _Hit(rule, index, text, numbers)
@@ -838,7 +853,6 @@ def _scan(lines: Sequence[str]) -> tuple[list[_Hit], list[int]]:
             continue
         if _TRACEBACK in line:
             in_traceback = True
-            continue
         found = False
         for rule in rules:
             hit = _match(rule, line, lines, index)
