@@ -66,6 +66,8 @@ class FakeVllmServer(ThreadingHTTPServer):
 class Handler(BaseHTTPRequestHandler):
     server: FakeVllmServer
     protocol_version = "HTTP/1.1"
+    # one write per answer: headers and body written apart meet the peer's delayed ACK (40 ms a request)
+    wbufsize = 65536
 
     def log_message(self, format: str, *args: object) -> None:
         pass

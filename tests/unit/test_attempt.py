@@ -419,3 +419,19 @@ def test_an_old_systemd_without_ids_takes_the_first_id_seen() -> None:
     events = AttemptTracker([U]).feed_all(f.out)
     assert names(events) == ["AttemptStarted", "AttemptEnded"]
     assert ended(events)[0].invocation_id == INV1 and "INFO loading" in ended(events)[0].lines
+
+
+def test_the_order_a_live_journald_gave() -> None:
+    """Seen on systemd 252: "Started" after the unit's first lines, "Main process exited" before its last."""
+    f = Feed()
+    f.line("line 1", INV1, pid=69)
+    f.started(INV1)
+    f.line("line 2", INV1, pid=69)
+    f.exited(INV1)
+    f.line("Traceback-last", INV1, pid=69)
+    f.failed(INV1)
+    events = AttemptTracker([U]).feed_all(f.out)
+    assert names(events) == ["AttemptStarted", "AttemptEnded"]
+    (a,) = ended(events)
+    assert a.started_us == f.out[0].realtime_us and a.main_pid == 69
+    assert [line for line in a.lines if line.startswith(("line", "Trace"))] == ["line 1", "line 2", "Traceback-last"]

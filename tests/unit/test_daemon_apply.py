@@ -101,11 +101,13 @@ def test_kv_failure_rewrites_env_to_vllms_estimate(root: Path) -> None:
     d.reconcile()
     assert "--max-model-len=4096" in env_of(root)["VLLM_GUARD_ARGS"]
     d.on_event(AttemptEnded(attempt(KV_LINES)))
+    d.flush_held(force=True)
     assert "--max-model-len=1024" in env_of(root)["VLLM_GUARD_ARGS"].split()
     assert [e.kind for e in events] == [EventKind.FAILURE_DETECTED, EventKind.REMEDY_APPLIED]
     assert events[1].fields["FLAGS_AFTER"].startswith("--gpu-memory-utilization=0.9 --max-model-len=1024")
     assert sc.calls == []  # systemd restarts it; the guard only rewrote the file
-    d.on_event(AttemptEnded(attempt(KV_LINES)))  # the same attempt again (replayed journal): nothing more
+    d.on_event(AttemptEnded(attempt(KV_LINES)))
+    d.flush_held(force=True)  # the same attempt again (replayed journal): nothing more
     assert len(d.state.targets["vllm-qwen"].remedies) == 1
 
 
@@ -115,6 +117,7 @@ def test_bad_arguments_stop_the_restart_loop_without_changing_flags(root: Path) 
     d.reconcile()
     before = env_of(root)
     d.on_event(AttemptEnded(attempt(BAD_ARG_LINES)))
+    d.flush_held(force=True)
     assert env_of(root) == before
     assert sc.calls == [("stop", "vllm-qwen.service")]
     assert events[-1].kind is EventKind.GAVE_UP
@@ -129,6 +132,7 @@ def _steps_of(lines: tuple[str, ...], root: Path) -> int:
     d.reconcile()
     _instrument(d, sc, counter, crash_at=None)
     d.on_event(AttemptEnded(attempt(lines)))
+    d.flush_held(force=True)
     return counter["n"]
 
 
@@ -182,14 +186,16 @@ def test_crash_at_every_step_then_restart_finishes_exactly_once(
         d.save()
         counter = {"n": 0}
         _instrument(d, sc, counter, crash_at=k)
+        d.on_event(AttemptEnded(attempt(lines)))
         with pytest.raises(Crash):
-            d.on_event(AttemptEnded(attempt(lines)))
+            d.flush_held(force=True)
         daemon_mod.atomic_write = real_write
         # the guard is restarted: it reconciles from the state on disk
         sc2, events2 = FakeSystemctl(), []
         d2 = make(root, sc2, events2)
         d2.reconcile()
-        d2.on_event(AttemptEnded(attempt(lines)))  # the journal replays the attempt after the saved cursor
+        d2.on_event(AttemptEnded(attempt(lines)))
+        d2.flush_held(force=True)  # the journal replays the attempt after the saved cursor
         ts = d2.state.targets["vllm-qwen"]
         assert ts.pending is None, k
         assert "inv-1" in ts.handled, k
@@ -248,6 +254,7 @@ def test_base_config_change_starts_over(root: Path) -> None:
     d = make(root, sc, events)
     d.reconcile()
     d.on_event(AttemptEnded(attempt(KV_LINES)))
+    d.flush_held(force=True)
     d.save()
     write_config(
         root,

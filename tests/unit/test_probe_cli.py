@@ -161,3 +161,26 @@ def test_chat_answer_shapes_reach_the_json(fake: FakeVllm, fake_root: Path, cli:
     fake.chat = [httpx.Response(200, json=chat_body("a", "b"))]
     out = json.loads(cli("probe", "--root", fake_root, "--json", "vllm-qwen").out)
     assert out["ok"] is False and out["step"] == "chat" and out["status_code"] == 200
+
+
+@pytest.mark.parametrize(("argv", "expected"), [((), 20.0), (("--timeout", "7"), 7.0)])
+def test_wait_ends_before_systemds_start_timeout(
+    argv: tuple[str, ...],
+    expected: float,
+    fake: FakeVllm,
+    fake_root: Path,
+    cli: Callable[..., CliResult],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """startup_timeout_s is also the unit's TimeoutStartSec=: the probe reports 10 s before systemd kills it."""
+    write_config(fake_root, CONFIG)  # startup_timeout_s = 30
+    seen: list[float] = []
+    real = app_probe.wait_until_answers
+
+    def spy(*a: Any, **kw: Any) -> Any:
+        seen.append(kw["timeout_s"])
+        return real(*a, **kw)
+
+    monkeypatch.setattr(app_probe, "wait_until_answers", spy)
+    assert cli("probe", "--root", fake_root, "--wait", *argv, "vllm-qwen").code == 0
+    assert seen == [expected]

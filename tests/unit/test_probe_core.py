@@ -77,6 +77,13 @@ VERSION_V1 = [
     "INFO 09-03 16:28:10 [api_server.py:1882] vLLM API server version 0.10.2.dev378+g4d7fe40fc.d20250829",
     "INFO 09-03 16:28:23 [core.py:75] Initializing a V1 LLM engine (v0.10.2.dev378+g4d7fe40fc.d20250829) with config: model='/data/datasets/models-hf/Qwen2.5-0.5B/'",
 ]
+# Newer V1 logs both on one line; the format string is vLLM's own (kv_cache_utils.update_kv_cache_capacity),
+# quoted in https://github.com/vllm-project/vllm/issues/54662 as
+# "GPU KV cache size: %s tokens, Maximum concurrency for %s tokens per request: %.2fx".
+V1_ONE_LINE = [
+    "(EngineCore pid=812) INFO 09-01 10:00:00 [kv_cache_utils.py:2040] GPU KV cache size: 149,760 tokens, "
+    "Maximum concurrency for 32,768 tokens per request: 4.57x"
+]
 VERSION_V0_API = ["INFO 05-20 07:08:58 api_server.py:585] vLLM API server version 0.6.4.post1"]
 VERSION_V0_ENGINE = [
     "INFO 05-14 17:28:21 [llm_engine.py:240] Initializing a V0 LLM engine (v0.8.5.post1) with config: model='Qwen/Qwen3-14B'"
@@ -99,6 +106,7 @@ VERSION_V0_ENGINE = [
         (V0_GPU, {"weights_gib": 14.9888, "kv_cache_tokens": 1478 * 16, "max_concurrency": 0.82}),
         # the CPU backend's blocks hold 128 tokens: 1170 * 128 / 32768 = 4.57, as vLLM says
         (V0_CPU, {"weights_loaded": True, "load_s": 0.21, "kv_cache_tokens": 1170 * 128, "max_concurrency": 4.57}),
+        (V1_ONE_LINE, {"kv_cache_tokens": 149760, "max_concurrency": 4.57, "concurrency_tokens": 32768}),
         (VERSION_V1, {"vllm_version": "0.10.2.dev378+g4d7fe40fc.d20250829", "weights_loaded": False}),
         (VERSION_V0_API, {"vllm_version": "0.6.4.post1"}),
         (VERSION_V0_ENGINE, {"vllm_version": "0.8.5.post1"}),

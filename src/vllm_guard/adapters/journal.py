@@ -73,7 +73,12 @@ def _text(value: Any) -> str:
 
 
 class JournalFollower:
-    """Follows the journal entries about some units from a cursor, a bounded batch per ``read()``."""
+    """Follows the journal entries about some units from a cursor, a bounded batch per ``read()``.
+
+    Where to begin: ``cursor`` (the entry after it), else ``since_now`` (entries written from now on),
+    else the oldest entry. Which journal: the local system journal, or the files in ``path`` (a
+    directory; files added or removed there are seen), or exactly ``files`` (new files are not).
+    """
 
     def __init__(
         self,

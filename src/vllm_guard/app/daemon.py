@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import importlib
 import os
 import select
 import signal
@@ -32,6 +31,7 @@ from vllm_guard.app.statefile import StateStore
 from vllm_guard.consts import Paths
 from vllm_guard.core.attempt import (
     Attempt,
+    AttemptAmended,
     AttemptEnded,
     AttemptReady,
     AttemptStarted,
@@ -47,6 +47,7 @@ from vllm_guard.core.events import Event, EventKind
 from vllm_guard.core.failure import Failure
 from vllm_guard.core.kinds import FailureKind
 from vllm_guard.core.policy import Action, Decision, Facts, decide
+from vllm_guard.core.probe import Liveness, ProbeResult, evidence_from_lines
 from vllm_guard.core.render import render_env
 from vllm_guard.core.state import (
     AttemptRecord,
@@ -65,6 +66,10 @@ IDLE_WAKE_S = 5.0  # longest sleep with nothing due: timers are re-checked at le
 VRAM_POLL_S = 2.0  # how often to look at GPU memory while waiting for it
 VRAM_MARGIN_MIB = 256  # free memory beyond util x total before a start is let go
 EVIDENCE_LINES = 4000  # lines of the current attempt kept for the start evidence
+# journald does not keep a unit's output and PID 1's messages in order: live, "Failed with result" came
+# before the last lines of the traceback. An ended attempt is held this long after its latest entry
+# before it is classified (a fraction of RestartSec, which is seconds).
+CLASSIFY_GRACE_S = 0.1
 
 
 class Systemctl(Protocol):
@@ -103,11 +108,9 @@ class _RealSystemctl:
 
 
 def _probe_module() -> Any:
-    return importlib.import_module("vllm_guard.app.probe")
+    from vllm_guard.app import probe
 
-
-def _core_probe() -> Any:
-    return importlib.import_module("vllm_guard.core.probe")
+    return probe
 
 
 def _send_to_journal(event: Event) -> None:
@@ -140,7 +143,7 @@ class _Live:
     probe_kind: str = ""  # "start" or "live"
     probe_invocation: str | None = None
     next_live_probe: float | None = None
-    liveness: Any = None
+    liveness: Liveness | None = None
     verified_invocation: str | None = None
     next_vram_check: float = 0.0
 
@@ -162,6 +165,7 @@ class Daemon:
         self._status = ""
         self.follower: Any = None
         self.tracker = AttemptTracker(t.unit_file for t in self.targets)
+        self.held: dict[str, tuple[Attempt, float]] = {}  # ended attempts waiting out CLASSIFY_GRACE_S
 
     # -- small helpers --
 
@@ -364,7 +368,13 @@ class Daemon:
         elif isinstance(ev, AttemptReady):
             pass  # a hint only; the probe decides
         elif isinstance(ev, AttemptEnded):
-            self.on_ended(target, ts, live, ev.attempt)
+            if live.invocation == ev.attempt.invocation_id:
+                live.next_live_probe = None
+            self.held[ev.attempt.invocation_id] = (ev.attempt, time.monotonic() + CLASSIFY_GRACE_S)
+        elif isinstance(ev, AttemptAmended):
+            inv = ev.attempt.invocation_id
+            if inv in self.held:
+                self.held[inv] = (ev.attempt, time.monotonic() + CLASSIFY_GRACE_S)
         elif isinstance(ev, UnitStopped):
             if ev.by_request and not ts.guard_stopped:
                 ts.stopped_by_person = True
@@ -374,6 +384,20 @@ class Daemon:
             self.on_start_limit(target, ts)
         elif isinstance(ev, RestartScheduled):
             pass
+
+    def flush_held(self, *, force: bool = False) -> float | None:
+        """Classify the ended attempts whose grace is over; return seconds until the next one is due."""
+        now = time.monotonic()
+        nxt: float | None = None
+        for inv, (attempt, due) in list(self.held.items()):
+            if force or now >= due:
+                del self.held[inv]
+                target = self.target_of(attempt.unit)
+                if target is not None:
+                    self.on_ended(target, self.ts(target), self.live[target.unit], attempt)
+            else:
+                nxt = due - now if nxt is None else min(nxt, due - now)
+        return nxt
 
     def on_started(self, target: Target, ts: TargetState, live: _Live, ev: AttemptStarted) -> None:
         if live.invocation == ev.invocation_id:
@@ -391,8 +415,6 @@ class Daemon:
         self.start_probe(target, ts, live, kind="start")
 
     def on_ended(self, target: Target, ts: TargetState, live: _Live, attempt: Attempt) -> None:
-        if live.invocation == attempt.invocation_id:
-            live.next_live_probe = None
         if attempt.invocation_id in ts.handled:
             return
         self._note_platform(ts, attempt.lines)
@@ -441,6 +463,20 @@ class Daemon:
         self.remedy(target, ts, failure, attempt.invocation_id)
 
     def remedy(self, target: Target, ts: TargetState, failure: Failure, invocation_id: str | None) -> None:
+        if ts.step_back_from is not None and failure.kind.is_memory:
+            back = ts.step_back_from
+            ts.step_back_from = None
+            self.plan(
+                target,
+                ts,
+                invocation_id=invocation_id,
+                kind=failure.kind.value,
+                action=Action.CHANGE_FLAGS.value,
+                reason="stepping back toward the base flags failed; returning to the last known-good flags",
+                change=f"back to {back.flags.describe()}",
+                current=back,
+            )
+            return
         facts = Facts(platform=ts.platform, model_max_len=self._model_max_len(ts))
         d: Decision = decide(target, ts, failure, self.now(), facts)
         rec = ts.last_failure
@@ -614,9 +650,7 @@ class Daemon:
                 continue  # that start is over
             self.on_probe(t, self.ts(t), live, result)
 
-    def on_probe(self, target: Target, ts: TargetState, live: _Live, result: Any) -> None:
-        cp = _core_probe()
-        Liveness, evidence_from_lines = cp.Liveness, cp.evidence_from_lines
+    def on_probe(self, target: Target, ts: TargetState, live: _Live, result: ProbeResult) -> None:
         now = self.now()
         if result.ok:
             if live.probe_kind == "start" and live.verified_invocation != live.invocation:
@@ -635,6 +669,7 @@ class Daemon:
                 ts.known_good[f"{cur.model}|{ts.platform or 'gpu'}|{evidence.vllm_version or '?'}"] = cur
                 ts.rungs = {}
                 ts.healthy_since = now
+                ts.step_back_from = None
                 ts.gave_up = None
                 self.dirty = True
                 fields = {"TIME_TO_READY_S": f"{ttr:.1f}" if ttr is not None else ""}
@@ -736,12 +771,41 @@ class Daemon:
                     self.start_probe(t, ts, live, kind="live")
                 elif live.next_live_probe is not None:
                     nxt = min(nxt, live.next_live_probe)
+            if self._step_back_due(t, ts, live, now):
+                base = base_current(t)
+                ts.step_back_from = ts.current
+                self.plan(
+                    t,
+                    ts,
+                    invocation_id=live.invocation,
+                    kind="step_back",
+                    action="restart",
+                    reason=f"healthy for {self.loaded.config.guard.step_back_after_s} s: trying the base flags "
+                    "again (the guard returns at once if they fail)",
+                    change=f"back to the base flags {base.flags.describe()}",
+                    current=base,
+                    restart_unit=True,
+                )
             if ts.waiting_vram_since is not None and ts.pending is None and ts.gave_up is None:
                 if now >= live.next_vram_check:
                     live.next_vram_check = now + VRAM_POLL_S
                     self.check_vram(t, ts)
                 nxt = min(nxt, live.next_vram_check)
         return max(0.0, nxt - now)
+
+    def _step_back_due(self, t: Target, ts: TargetState, live: _Live, now: float) -> bool:
+        g = self.loaded.config.guard
+        return (
+            g.step_back
+            and ts.current is not None
+            and ts.current != base_current(t)
+            and ts.step_back_from is None
+            and ts.pending is None
+            and ts.healthy_since is not None
+            and live.verified_invocation is not None
+            and live.verified_invocation == live.invocation
+            and now - ts.healthy_since >= g.step_back_after_s
+        )
 
     def check_vram(self, target: Target, ts: TargetState) -> None:
         gpus = self.deps.gpus()
@@ -864,6 +928,8 @@ class Daemon:
         signal.set_wakeup_fd(self._wake_w, warn_on_full_buffer=False)
         while not self._stop:
             timeout = self.timers()
+            if self.held:
+                timeout = min(timeout, self.flush_held() or 0.0)
             if wd is not None:
                 timeout = min(timeout, wd)
             if self.follower.caught_up:
@@ -881,17 +947,21 @@ class Daemon:
             if self.store.changed_on_disk():
                 self._merge_from_disk()
             self.follower.wait(0)
-            for entry in self.follower.read(MAX_ENTRIES_PER_TURN):
+            entries = self.follower.read(MAX_ENTRIES_PER_TURN)
+            for entry in entries:
                 if entry.source == "unit":
                     target = self.target_of(entry.unit)
                     if target is not None:
                         self.live[target.unit].lines.append(entry.message)
-                for ev in self.tracker.feed(entry):
-                    try:
-                        self.on_event(ev)
-                    except Exception as err:  # one bad entry never kills the loop
-                        print(f"vllm-guard: error handling {type(ev).__name__}: {err!r}", file=sys.stderr)
+            for ev in self.tracker.feed_all(entries) if entries else ():
+                try:
+                    self.on_event(ev)
+                except Exception as err:  # one bad entry never kills the loop
+                    print(f"vllm-guard: error handling {type(ev).__name__}: {err!r}", file=sys.stderr)
+            if entries:
                 self.dirty = True
+            if self.held:
+                self.flush_held()
             self.collect_probes()
             if self.dirty:
                 self.save()

@@ -7,7 +7,6 @@ daemon's logic is exercised the same way with or without a GPU.
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -54,40 +53,22 @@ def read_gpus() -> list[Gpu] | None:
     fake = os.environ.get(FAKE_ENV)
     if fake:
         return _from_fake(Path(fake))
-    try:
-        nvml = importlib.import_module("vllm_guard.adapters.nvml")
-    except ImportError:
-        return None
-    reader = getattr(nvml, "read_gpus", None)
-    if reader is None:
-        return None
-    try:
-        snapshot = reader()
-    except Exception:
-        return None
-    return _adapt(snapshot)
+    from vllm_guard.adapters import nvml
 
-
-def _adapt(snapshot: object) -> list[Gpu] | None:
-    devices = getattr(snapshot, "devices", snapshot)
-    if not isinstance(devices, (list, tuple)):
+    report = nvml.read_gpus()
+    if not report.devices:
         return None
-    out = []
-    for d in devices:
-        procs = tuple(
-            Holder(int(getattr(p, "pid", 0)), str(getattr(p, "command", "?")), int(getattr(p, "used_mib", 0)))
-            for p in getattr(d, "processes", ())
+    mib = 1024 * 1024
+    return [
+        Gpu(
+            d.index,
+            d.name,
+            d.total // mib,
+            d.free // mib,
+            tuple(Holder(p.pid, p.command, p.used_mib or 0) for p in d.processes),
         )
-        out.append(
-            Gpu(
-                int(getattr(d, "index", 0)),
-                str(getattr(d, "name", "?")),
-                int(getattr(d, "total_mib", 0)),
-                int(getattr(d, "free_mib", 0)),
-                procs,
-            )
-        )
-    return out or None
+        for d in report.devices
+    ]
 
 
 def describe_holders(gpus: list[Gpu]) -> str:

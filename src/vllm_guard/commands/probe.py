@@ -12,6 +12,10 @@ from vllm_guard.cli import add_common
 from vllm_guard.errors import GuardError, UsageError
 from vllm_guard.exitcodes import ExitCode
 
+# With --wait as ExecStartPost=, systemd's TimeoutStartSec= (the target's startup_timeout_s) also bounds the
+# probe: stop waiting this much earlier, so the probe's own line says what failed before systemd kills it.
+SYSTEMD_MARGIN_S = 10.0
+
 HELP = "check that a vLLM unit's model answers (/health, /v1/models, /v1/chat/completions)"
 DESCRIPTION = (
     "Probe one vLLM unit: /v1/models must list the served name with the model folder the unit runs now "
@@ -28,13 +32,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--wait",
         action="store_true",
-        help="wait for the server to come up first (for ExecStartPost=), up to the target's startup_timeout_s",
+        help="wait for the server to come up first (for ExecStartPost=), up to the target's startup_timeout_s "
+        "(less 10 s, to report before systemd's TimeoutStartSec= ends the wait)",
     )
     p.add_argument(
         "--timeout",
         type=float,
         metavar="S",
-        help="with --wait: the longest wait in seconds (default: startup_timeout_s); "
+        help="with --wait: the longest wait in seconds (default: startup_timeout_s - 10); "
         "without: the timeout of each request (default: probe.timeout_s)",
     )
     p.add_argument(
@@ -101,7 +106,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.wait:
         pid = _main_pid(args)
-        timeout = float(args.timeout if args.timeout is not None else target.startup_timeout_s)
+        if args.timeout is not None:
+            timeout = float(args.timeout)
+        else:
+            timeout = max(float(target.startup_timeout_s) - SYSTEMD_MARGIN_S, 1.0)
         result = wait_until_answers(
             target,
             api_key,

@@ -103,6 +103,7 @@ class TargetState(_M):
     waiting_vram_since: float | None = None
     healthy_since: float | None = None
     platform: str | None = None  # "cuda", "cpu", ... as vLLM printed it
+    step_back_from: Current | None = None  # trying the base flags again; return here at once if that fails
 
     def remember_attempt(self, rec: AttemptRecord) -> None:
         self.attempts = [a for a in self.attempts if a.invocation_id != rec.invocation_id]
