@@ -586,3 +586,33 @@ def test_every_rule_literal_passes_the_gate() -> None:
     for rule in module._RULES:
         for literal in rule.literals:
             assert any(g in literal for g in module._GATE), (rule.kind.value, literal)
+
+
+KILLED_CASES = [
+    # SYNTHETIC: the shell's report when a foreground child gets SIGKILL (no vLLM line after it)
+    pytest.param(["Loading safetensors checkpoint shards:   0% Completed | 0/4 [00:00<?, ?it/s]", "Killed"], id="bare"),
+    pytest.param(
+        ["bash: line 1:  4242 Killed                  python -m vllm.entrypoints.openai.api_server"], id="bash"
+    ),
+    # https://github.com/PKU-YuanGroup/Video-LLaVA/issues/13 (appended to a progress bar)
+    pytest.param(["Loading checkpoint shards:   0%|          | 0/2 [00:00<?, ?it/s]Killed"], id="after-progress-bar"),
+]
+
+
+@pytest.mark.parametrize("lines", KILLED_CASES)
+def test_shell_killed(lines: list[str]) -> None:
+    assert classify(lines).kind is K.HOST_OOM_KILLED
+
+
+def test_killed_words_in_benign_lines() -> None:
+    lines = [
+        "INFO 11-05 04:16:48 multiproc_worker_utils.py:124] Killing local vLLM worker processes",
+        "INFO 05-01 10:00:00 [core.py:1] The engine was not killed",
+    ]
+    assert classify(lines).kind is K.NONE
+
+
+def test_rocm_memory_access_fault() -> None:
+    # SYNTHETIC in ROCm's wording
+    line = "Memory access fault by GPU node-2 (Agent handle: 0x55d0) on address 0x7f00. Reason: Page not present."
+    assert classify([line]).kind is K.GPU_DRIVER_ERROR

@@ -151,7 +151,7 @@ _GATE = (
     "9/KILL",
     "Timed out",
     "operation timeout",
-    "encountered an",
+    "encountered a",
     "desired GPU memory",
     "gpu_memory_utilization must",
     "but Transformers",
@@ -162,6 +162,7 @@ _GATE = (
     "invalid load key",
     "NVML",
     "NO_DEVICE",
+    "access fault",
 )
 
 
@@ -371,7 +372,7 @@ _DRIVER_RE = re.compile(
     r"|\bXid\b|fell off the bus|GPU is lost|NVML_SUCCESS == r INTERNAL ASSERT FAILED"
     r"|Torch not compiled with CUDA enabled|Failed to infer device type|cudaErrorNoDevice"
     r"|CUDA error: (?:unknown error|initialization error|no CUDA-capable device|CUDA-capable device)"
-    r"|CUDA_ERROR_NO_DEVICE|device kernel image is invalid"
+    r"|CUDA_ERROR_NO_DEVICE|device kernel image is invalid|Memory access fault by GPU"
 )
 _DIST_RE = re.compile(
     r"NCCL error|ncclUnhandledCudaError|ncclSystemError|ncclInternalError|ncclInvalidUsage|ncclRemoteError"
@@ -382,8 +383,8 @@ _DIST_RE = re.compile(
     r"|collective operation timeout"
 )
 _DEAD_RE = re.compile(
-    r"EngineDeadError|AsyncEngineDeadError|Engine core proc \S+ died unexpectedly|EngineCore encountered an "
-    r"issue"
+    r"EngineDeadError|AsyncEngineDeadError|Engine core proc \S+ died unexpectedly"
+    r"|EngineCore encountered (?:an issue|a fatal error)|Engine background task failed"
     r"|Background loop has errored already|Engine loop has died|died unexpectedly, shutting down"
     r"|MQLLMEngine terminated|Engine process \(pid \d+\) died"
 )
@@ -596,6 +597,7 @@ _RULES: tuple[_Rule, ...] = (
             "not compiled with CUDA",
             "infer device type",
             "cudaErrorNoDevice",
+            "access fault",
             "NO_DEVICE",
             "CUDA error: ",
         ),
@@ -603,6 +605,15 @@ _RULES: tuple[_Rule, ...] = (
     ),
     # --- systemd's bare SIGKILL (no better cause)
     _Rule(K.HOST_OOM_KILLED, _KILLED, ("status=9/KILL", "exited with code 137"), numbers=_systemd_numbers),
+    # a shell's job report when its child got SIGKILL: "Killed", "bash: line 1: 123 Killed  python ..."
+    _Rule(
+        K.HOST_OOM_KILLED,
+        _KILLED,
+        ("Killed",),
+        regex=re.compile(r"(?:^|[\]\s|:])Killed\s*$|line \d+:\s+\d+ Killed\s|^\s*\d+ Killed\s"),
+        unless=("Killed process",),
+        wrapped=False,
+    ),
     # --- distributed: NCCL, gloo, torch.distributed, Ray
     _Rule(
         K.DISTRIBUTED_ERROR,
@@ -633,6 +644,8 @@ _RULES: tuple[_Rule, ...] = (
             "DeadError",
             "died unexpectedly",
             "encountered an issue",
+            "encountered a fatal error",
+            "background task failed",
             "errored already",
             "Engine loop has died",
             "MQLLMEngine terminated",
@@ -737,6 +750,7 @@ _SERVE_MARKS = (
     "serving_completion.py",
     "serving_engine.py",
     "serving_responses.py",
+    "Dumping scheduler",
 )
 _PROFILE_MARKS = (
     "Model loading took",
@@ -883,7 +897,10 @@ def _hint(kind: FailureKind, n: Mapping[str, float | int | str]) -> str:
     if kind is K.ENGINE_DEAD:
         return "the engine died: look above for its first error; a restart usually recovers"
     if kind is K.GPU_DRIVER_ERROR:
-        return "the GPU or its driver failed: check nvidia-smi and dmesg (Xid); a reboot or driver fix is needed"
+        return (
+            "the GPU, its driver or the CUDA build failed: check nvidia-smi and dmesg (Xid), that the service "
+            "sees the GPU, and that this vLLM/PyTorch build supports the GPU"
+        )
     if kind is K.UNKNOWN_FAILURE:
         return "no known cause found: read the lines above the first error"
     return ""
