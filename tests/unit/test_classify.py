@@ -521,3 +521,98 @@ ANSI_CASES = [
 def test_strip_ansi_colours(line: str) -> None:
     assert strip_prefixes(line).endswith("ValueError: boom")
     assert "[0" not in strip_prefixes(line)
+
+
+# --- pydantic's config validation: the "Value error, ..." line decides -------------------------
+
+PYDANTIC = "pydantic_core._pydantic_core.ValidationError: 1 validation error for ModelConfig"
+
+PYDANTIC_CASES = [
+    pytest.param(
+        # SYNTHETIC, in the format of https://github.com/vllm-project/vllm/issues/26161
+        [
+            PYDANTIC,
+            "  Value error, Model architectures ['FooForCausalLM'] are not supported for now. [type=value_error]",
+        ],
+        K.MODEL_LOAD_ERROR,
+        id="architecture",
+    ),
+    pytest.param(
+        # https://github.com/vllm-project/vllm/issues/52435
+        [PYDANTIC, "Value error, Total number of attention heads (64) must be divisible by tensor parallel size (3)."],
+        K.BAD_ARGUMENTS,
+        id="heads-divisible",
+    ),
+    pytest.param(
+        # https://github.com/vllm-project/vllm/issues/26161 (the reason is not a known one)
+        [PYDANTIC, "  Value error, Expecting value: line 1 column 1 (char 0) [type=value_error]"],
+        K.BAD_ARGUMENTS,
+        id="other-reason",
+    ),
+]
+
+
+@pytest.mark.parametrize(("lines", "kind"), PYDANTIC_CASES)
+def test_pydantic_config_validation(lines: list[str], kind: FailureKind) -> None:
+    assert classify(lines).kind is kind
+
+
+def test_terminal_wrapped_mid_word_numbers() -> None:
+    # https://github.com/SergiioB/intel-arc-pro-b70-inference-cookbook/issues/4 (wrapped inside "cache")
+    lines = [
+        "(EngineCore pid=316) ValueError: To serve at least one request with the model's max seq len (100000), "
+        "(4.26 GiB KV cach",
+        "e is needed, which is larger than the available KV cache memory (4.25 GiB). Based on the avai",
+    ]
+    failure = classify(lines)
+    assert failure.numbers["kv_needed_gib"] == 4.26
+    assert failure.numbers["kv_available_gib"] == 4.25
+
+
+def test_strip_vllm_ascend_logger_prefix() -> None:
+    # https://github.com/vllm-project/vllm-ascend/issues/8938
+    line = (
+        "(Worker_DP1_TP14_EP30 pid=2493) ERROR 2026-04-25 10:01:17.340 [mooncake_connector.py:246] Mooncake "
+        "KVCacheSendingThread exception: Address already in use (addr='tcp://10.235.53.16:20012')"
+    )
+    assert strip_prefixes(line).startswith("Mooncake KVCacheSendingThread exception")
+    assert classify([line]).numbers["port"] == 20012
+
+
+def test_every_rule_literal_passes_the_gate() -> None:
+    # The gate is a cheap pre-filter: a line that a rule would match must never be dropped by it.
+    from vllm_guard.core import classify as module
+
+    for rule in module._RULES:
+        for literal in rule.literals:
+            assert any(g in literal for g in module._GATE), (rule.kind.value, literal)
+
+
+KILLED_CASES = [
+    # SYNTHETIC: the shell's report when a foreground child gets SIGKILL (no vLLM line after it)
+    pytest.param(["Loading safetensors checkpoint shards:   0% Completed | 0/4 [00:00<?, ?it/s]", "Killed"], id="bare"),
+    pytest.param(
+        ["bash: line 1:  4242 Killed                  python -m vllm.entrypoints.openai.api_server"], id="bash"
+    ),
+    # https://github.com/PKU-YuanGroup/Video-LLaVA/issues/13 (appended to a progress bar)
+    pytest.param(["Loading checkpoint shards:   0%|          | 0/2 [00:00<?, ?it/s]Killed"], id="after-progress-bar"),
+]
+
+
+@pytest.mark.parametrize("lines", KILLED_CASES)
+def test_shell_killed(lines: list[str]) -> None:
+    assert classify(lines).kind is K.HOST_OOM_KILLED
+
+
+def test_killed_words_in_benign_lines() -> None:
+    lines = [
+        "INFO 11-05 04:16:48 multiproc_worker_utils.py:124] Killing local vLLM worker processes",
+        "INFO 05-01 10:00:00 [core.py:1] The engine was not killed",
+    ]
+    assert classify(lines).kind is K.NONE
+
+
+def test_rocm_memory_access_fault() -> None:
+    # SYNTHETIC in ROCm's wording
+    line = "Memory access fault by GPU node-2 (Agent handle: 0x55d0) on address 0x7f00. Reason: Page not present."
+    assert classify([line]).kind is K.GPU_DRIVER_ERROR

@@ -51,38 +51,58 @@ Numbers = dict[str, float | int | str]
 
 # Tiers: lower wins. See the module docstring.
 _ROOT = 1
-_KILLED = 2
-_DISTRIBUTED = 3
-_DEAD = 4
-_BARE = 5
+_ROOT_WEAK = 2  # a root cause that a more specific line nearby may name better
+_KILLED = 3
+_DISTRIBUTED = 4
+_DEAD = 5
+_BARE = 6
 
 _MAX_EVIDENCE = 4  # evidence lines kept per verdict
 _MAX_EVIDENCE_CHARS = 400  # longer lines are cut (a whole config dump helps nobody)
 _WINDOW = 4  # lines joined when a message was wrapped (issues, terminals); vLLM's longest needs 4
 _PHASE_LOOKBACK = 3000  # lines searched back for a traceback or a start-up milestone
+_PHASE_LOOKAHEAD = 50  # lines searched forward for the other ranks' next milestone
 
 # Every line that can carry a failure holds at least one of these (case-sensitive) substrings.
 # Checked with `in` (C speed) before any rule runs. Keep in sync with the rules' literals.
 _GATE = (
     "rror",
-    "emory",
+    "xception",
+    "Traceback",
+    "of memory",
+    "OfMemory",
+    "OUT_OF_MEMORY",
+    "ALLOC_FAILED",
+    "enough GPU memory",
+    "Free memory",
+    "memory for",
+    "allocate memory",
+    "on memory",
+    "Memory cgroup",
+    "memory pressure",
+    "memory usage threshold",
+    "memory profiling",
+    "memory access",
+    "memory segment",
+    "KV cache is needed",
+    "stored in KV cache",
+    "max seq len",
+    "serve at least",
     "Kill",
     "kill",
     "ailed",
     "ailure",
     "in use",
-    "KV cache",
-    "max seq len",
-    "serve at least",
+    "INUSE",
     "river",
     "NCCL",
     "nccl",
-    "Traceback",
-    "fault",
+    "ation fault",
     "dumped",
     "exited",
     "Not Found",
-    "not a ",
+    "NotFound",
+    "not a valid",
     "not supported",
     "not appear",
     "recogni",
@@ -92,6 +112,7 @@ _GATE = (
     "Xid",
     "ECC",
     "trust_remote_code",
+    "requires you to execute",
     "max_model_len",
     "divisible",
     "validation",
@@ -100,14 +121,48 @@ _GATE = (
     "unable to",
     "No CUDA GPUs",
     "kernel image",
+    "CUDA initialization",
+    "off the bus",
+    "GPU is lost",
     "OOM",
     "oom",
-    "xception",
     "Watchdog",
     "timed out",
     "architectures",
     "Bus error",
     "exit code",
+    "died",
+    "Gated",
+    "gated",
+    "Repo id",
+    "OfflineMode",
+    "Invalid",
+    "Unknown",
+    "Tensor parallel size",
+    "number of GPUs",
+    "available GPUs",
+    "not yet initialized",
+    "forward compatibility",
+    "compiled with CUDA",
+    "infer device",
+    "closed by peer",
+    "MQLLMEngine terminated",
+    "7/BUS",
+    "9/KILL",
+    "Timed out",
+    "operation timeout",
+    "encountered a",
+    "desired GPU memory",
+    "gpu_memory_utilization must",
+    "but Transformers",
+    "HeaderTooLarge",
+    "MetadataIncomplete",
+    "incomplete metadata",
+    "have a tokenizer",
+    "invalid load key",
+    "NVML",
+    "NO_DEVICE",
+    "access fault",
 )
 
 
@@ -186,7 +241,11 @@ _ALLOC_RE = re.compile(r"Tried to allocate " + _SIZE)
 _CAPACITY_RE = re.compile(r"total capaci?ty of " + _SIZE + r" of which " + _SIZE + r" is free")
 _CAPACITY_OLD_RE = re.compile(r"\(GPU \d+; " + _SIZE + r" total capacity;.*?" + _SIZE + r" free")
 _CPU_ALLOC_RE = re.compile(r"tried to allocate (\d+) bytes")
-_PORT_RE = re.compile(r"\(['\"]?[\w.:\[\]-]*['\"]?, (\d{1,5})\)|\bport[:=]? ?(\d{1,5})\b")
+_PORT_RE = re.compile(
+    r"\(['\"]?[\w.:\[\]-]*['\"]?, (\d{1,5})\)"  # uvicorn: ('0.0.0.0', 8000)
+    r"|\bport[:=]? ?(\d{1,5})\b"  # torch's TCPStore: port: 29500
+    r"|addr='[a-z]+://[^']*:(\d{1,5})'"  # zmq: (addr='tcp://127.0.0.1:5570')
+)
 _KILLED_PID_RE = re.compile(r"Killed process (\d+)")
 _SYSTEMD_STATUS_RE = re.compile(r"code=(exited|killed|dumped), status=(\d+)(?:/(\w+))?")
 _MAXLEN_USER_RE = re.compile(r"User-specified max_model_len \((\d+)\)")
@@ -246,7 +305,7 @@ def _host_numbers(text: str) -> Numbers:
 
 def _port_numbers(text: str) -> Numbers:
     for m in _PORT_RE.finditer(text):
-        port = int(m.group(1) or m.group(2))
+        port = int(m.group(1) or m.group(2) or m.group(3))
         if 0 < port < 65536:  # bind(("", 0)) asks the kernel for any port: not a port in use
             return {"port": port}
     return {}
@@ -297,7 +356,7 @@ _ARCH_RE = re.compile(
     r"|doesn't have a tokenizer|not a string|invalid load key|PytorchStreamReader failed"
 )
 _BAD_ARGS_RE = re.compile(
-    r"validation errors? for \w*(?:Config|Args)\b|User-specified max_model_len \(\d+\) is greater than"
+    r"User-specified max_model_len \(\d+\) is greater than"
     r"|must be divisible by|is not divisible by|max_num_batched_tokens \(\d+\) is smaller than max_model_len"
     r"|Bfloat16 is only supported on GPUs with compute capability|set the option `?trust_remote_code=True"
     r"|requires you to execute the (?:configuration|tokenizer|model) file"
@@ -313,7 +372,7 @@ _DRIVER_RE = re.compile(
     r"|\bXid\b|fell off the bus|GPU is lost|NVML_SUCCESS == r INTERNAL ASSERT FAILED"
     r"|Torch not compiled with CUDA enabled|Failed to infer device type|cudaErrorNoDevice"
     r"|CUDA error: (?:unknown error|initialization error|no CUDA-capable device|CUDA-capable device)"
-    r"|CUDA_ERROR_NO_DEVICE|device kernel image is invalid"
+    r"|CUDA_ERROR_NO_DEVICE|device kernel image is invalid|Memory access fault by GPU"
 )
 _DIST_RE = re.compile(
     r"NCCL error|ncclUnhandledCudaError|ncclSystemError|ncclInternalError|ncclInvalidUsage|ncclRemoteError"
@@ -324,8 +383,8 @@ _DIST_RE = re.compile(
     r"|collective operation timeout"
 )
 _DEAD_RE = re.compile(
-    r"EngineDeadError|AsyncEngineDeadError|Engine core proc \S+ died unexpectedly|EngineCore encountered an "
-    r"issue"
+    r"EngineDeadError|AsyncEngineDeadError|Engine core proc \S+ died unexpectedly"
+    r"|EngineCore encountered (?:an issue|a fatal error)|Engine background task failed"
     r"|Background loop has errored already|Engine loop has died|died unexpectedly, shutting down"
     r"|MQLLMEngine terminated|Engine process \(pid \d+\) died"
 )
@@ -395,7 +454,7 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         K.CUDA_OOM_PROFILE,
         _ROOT,
-        ("occurred when warming up",),
+        ("of memory occurred when warming up",),
         regex=re.compile(r"out of memory occurred when warming up"),
         numbers=_oom_numbers,
         phase=Phase.PROFILE,
@@ -442,11 +501,19 @@ _RULES: tuple[_Rule, ...] = (
     ),
     # --- argparse and config validation
     _Rule(K.BAD_ARGUMENTS, _ROOT, (": error: ",), regex=_ARGPARSE_RE),
+    # pydantic's "N validation error for ModelConfig": the next line ("Value error, ...") says why,
+    # and may name the model rather than an argument, so a specific rule on it wins.
+    _Rule(
+        K.BAD_ARGUMENTS,
+        _ROOT_WEAK,
+        ("validation error",),
+        regex=re.compile(r"validation errors? for \w*(?:Config|Args)\b"),
+        wrapped=False,
+    ),
     _Rule(
         K.BAD_ARGUMENTS,
         _ROOT,
         (
-            "validation error",
             "max_model_len",
             "divisible",
             "compute capability",
@@ -457,7 +524,7 @@ _RULES: tuple[_Rule, ...] = (
             "available GPUs",
             "gpu_memory_utilization must",
             "Unknown dtype",
-            "quantization method",
+            "not supported for quantization",
             "Invalid value for",
         ),
         regex=_BAD_ARGS_RE,
@@ -474,7 +541,7 @@ _RULES: tuple[_Rule, ...] = (
             "Gated",
             "gated",
             "not a valid model",
-            "HFValidation",
+            "HFValidationError",
             "Repo id",
             "EntryNotFound",
             "couldn't connect",
@@ -488,12 +555,13 @@ _RULES: tuple[_Rule, ...] = (
         K.MODEL_LOAD_ERROR,
         _ROOT,
         (
-            "architecture",
+            "architectures",
+            "recognize this architecture",
             "Unrecognized model",
-            "Transformers",
+            "but Transformers",
             "Cannot find",
-            "Safetensor",
-            "deserializing",
+            "SafetensorError",
+            "Error while deserializing",
             "HeaderTooLarge",
             "MetadataIncomplete",
             "Can't load",
@@ -502,7 +570,7 @@ _RULES: tuple[_Rule, ...] = (
             "incomplete metadata",
             "have a tokenizer",
             "invalid load key",
-            "PytorchStreamReader",
+            "PytorchStreamReader failed",
         ),
         regex=_ARCH_RE,
         unless=("quantization method is not supported",),
@@ -528,7 +596,8 @@ _RULES: tuple[_Rule, ...] = (
             "GPU is lost",
             "not compiled with CUDA",
             "infer device type",
-            "NoDevice",
+            "cudaErrorNoDevice",
+            "access fault",
             "NO_DEVICE",
             "CUDA error: ",
         ),
@@ -536,6 +605,15 @@ _RULES: tuple[_Rule, ...] = (
     ),
     # --- systemd's bare SIGKILL (no better cause)
     _Rule(K.HOST_OOM_KILLED, _KILLED, ("status=9/KILL", "exited with code 137"), numbers=_systemd_numbers),
+    # a shell's job report when its child got SIGKILL: "Killed", "bash: line 1: 123 Killed  python ..."
+    _Rule(
+        K.HOST_OOM_KILLED,
+        _KILLED,
+        ("Killed",),
+        regex=re.compile(r"(?:^|[\]\s|:])Killed\s*$|line \d+:\s+\d+ Killed\s|^\s*\d+ Killed\s"),
+        unless=("Killed process",),
+        wrapped=False,
+    ),
     # --- distributed: NCCL, gloo, torch.distributed, Ray
     _Rule(
         K.DISTRIBUTED_ERROR,
@@ -544,10 +622,13 @@ _RULES: tuple[_Rule, ...] = (
             "NCCL",
             "nccl",
             "Watchdog",
-            "Dist",
-            "server socket",
-            "Gloo",
-            "Actor",
+            "DistNetworkError",
+            "DistBackendError",
+            "DistStoreError",
+            "server socket has failed",
+            "connectFullMesh failed",
+            "RayActorError",
+            "ActorDiedError",
             "actor died",
             "closed by peer",
             "Timed out waiting",
@@ -563,6 +644,8 @@ _RULES: tuple[_Rule, ...] = (
             "DeadError",
             "died unexpectedly",
             "encountered an issue",
+            "encountered a fatal error",
+            "background task failed",
             "errored already",
             "Engine loop has died",
             "MQLLMEngine terminated",
@@ -667,6 +750,7 @@ _SERVE_MARKS = (
     "serving_completion.py",
     "serving_engine.py",
     "serving_responses.py",
+    "Dumping scheduler",
 )
 _PROFILE_MARKS = (
     "Model loading took",
@@ -697,6 +781,9 @@ _LOAD_MARKS = (
     "Loading model from",
     "Failed to create unquantized linear weights",
 )
+
+
+_LOAD_DONE_MARKS = ("Model loading took", "Loading weights took", "Loading model weights took")
 
 
 def _milestone(line: str) -> Phase | None:
@@ -742,6 +829,15 @@ def _oom_phase(lines: Sequence[str], index: int) -> Phase:
     # 3. The last start-up milestone before it.
     for i in range(index, start - 1, -1):
         phase = _milestone(lines[i])
+        if phase is not None:
+            return phase
+    # 4. None before it (an excerpt, or one rank failed first): the other ranks' next milestone.
+    #    Weights loading or "loading took" means the failed rank was still loading.
+    for i in range(index + 1, min(len(lines), index + _PHASE_LOOKAHEAD)):
+        line = lines[i]
+        if any(mark in line for mark in _LOAD_DONE_MARKS):
+            return Phase.LOAD
+        phase = _milestone(line)
         if phase is not None:
             return phase
     return Phase.UNKNOWN
@@ -801,7 +897,10 @@ def _hint(kind: FailureKind, n: Mapping[str, float | int | str]) -> str:
     if kind is K.ENGINE_DEAD:
         return "the engine died: look above for its first error; a restart usually recovers"
     if kind is K.GPU_DRIVER_ERROR:
-        return "the GPU or its driver failed: check nvidia-smi and dmesg (Xid); a reboot or driver fix is needed"
+        return (
+            "the GPU, its driver or the CUDA build failed: check nvidia-smi and dmesg (Xid), that the service "
+            "sees the GPU, and that this vLLM/PyTorch build supports the GPU"
+        )
     if kind is K.UNKNOWN_FAILURE:
         return "no known cause found: read the lines above the first error"
     return ""
@@ -811,10 +910,10 @@ def _hint(kind: FailureKind, n: Mapping[str, float | int | str]) -> str:
 # the classifier
 
 
-def _window(lines: Sequence[str], index: int) -> str:
+def _window(lines: Sequence[str], index: int, glue: str) -> str:
     """The stripped line at ``index`` joined with the next few, for messages wrapped across lines."""
     end = min(len(lines), index + _WINDOW)
-    return " ".join(strip_prefixes(lines[i]) for i in range(index, end))
+    return glue.join(strip_prefixes(lines[i]) for i in range(index, end))
 
 
 def _match(rule: _Rule, line: str, lines: Sequence[str], index: int) -> _Hit | None:
@@ -833,7 +932,10 @@ def _match(rule: _Rule, line: str, lines: Sequence[str], index: int) -> _Hit | N
     if rule.numbers is not None:
         numbers = rule.numbers(text)
         if rule.wrapped and index + 1 < len(lines):  # the message may be wrapped over lines: read on
-            more = rule.numbers(_window(lines, index))
+            more = rule.numbers(_window(lines, index, " "))
+            numbers = {**more, **numbers}
+            # a terminal wraps mid-word: join the pieces without a space too
+            more = rule.numbers(_window(lines, index, ""))
             numbers = {**more, **numbers}
     return _Hit(rule, index, text, numbers)
 

@@ -15,6 +15,7 @@ ANSI colour codes are dropped first. Prefixes handled, outermost first (each may
     [2026-01-26T17:25:37Z]                             a bracketed timestamp (CI logs)
     INFO 11-30 05:00:00 [core.py:123]                  vLLM's logger (V1 style)
     INFO 06-20 16:09:23 llm_engine.py:164]             vLLM's logger (V0 style)
+    ERROR 2026-04-25 10:01:17.340 [connector.py:246]   the same with the year (vllm-ascend)
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ _PREFIXES = (
     # torch.distributed: "[rank0]: "
     r"\[rank\d+\]:\s?",
     # vLLM logger: "INFO 11-30 05:00:00 [core.py:123] " or "INFO 06-20 16:09:23 llm_engine.py:164] "
-    r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
+    r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) (?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
     r"(?:\[[^\]]*\] ?|[\w.]+:\d+\] )",
 )
 _PREFIX_RE = re.compile("(?:" + "|".join(_PREFIXES) + ")")
