@@ -570,3 +570,72 @@ def parse_size(text: str) -> int:
 
 def format_gib(b: int | float) -> str:
     return f"{b / GiB:.2f} GiB"
+
+
+# --- reading vLLM's own numbers ---------------------------------------------------------------------
+
+# The lines vLLM prints about its memory budget. V0's "GB" are GiB: vLLM divides by 2**30 there too
+# (vllm/worker/model_runner.py "Loading model weights took %.4f GB" uses float(x) / GiB_bytes).
+_REPORT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("total", re.compile(r"total_gpu_memory \(?=?\s*([\d.]+)\s*GiB\)? x gpu_memory_utilization \(?=?\s*([\d.]+)")),
+    ("total", re.compile(r"total_gpu_memory=([\d.]+)GiB\b.*?gpu_memory_utilization=([\d.]+)")),
+    ("weights", re.compile(r"model weights take ([\d.]+)\s*GiB")),
+    ("weights", re.compile(r"(?:Loading model weights|Model loading) took ([\d.]+)\s*Gi?B")),
+    ("activation", re.compile(r"PyTorch activation peak memory takes ([\d.]+)\s*GiB")),
+    ("non_torch", re.compile(r"non_torch_memory(?: takes |=)([\d.]+)\s*GiB")),
+    ("kv_bytes", re.compile(r"Available KV cache memory: ([\d.]+) GiB")),
+    ("kv_bytes", re.compile(r"the rest of the memory reserved for KV Cache is ([\d.]+)\s*GiB")),
+    ("kv_tokens", re.compile(r"GPU KV cache size: ([\d,]+) tokens")),
+    ("blocks", re.compile(r"# (?:GPU|gpu|cuda|CUDA) blocks: (\d+)")),
+    # the engine's config line: "Initializing a V1 LLM engine (v0.x) with config: ... max_seq_len=32768"
+    ("max_seq_len", re.compile(r"\bmax_seq_len=(\d+)")),
+)
+
+
+def reported_from_log(
+    text: str,
+    *,
+    gpu_bytes: int | None = None,
+    util: float | None = None,
+    tp: int = 1,
+    max_model_len: int | None = None,
+    kv_cache_dtype: str = "auto",
+    block_size: int = 16,
+) -> Reported | None:
+    """Collect the numbers one vLLM start printed about memory into a ``Reported`` (the last value
+    of each kind wins). GPU size and util come from the log when it states them, else from the
+    arguments; None when neither says."""
+    found: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        for kind, pattern in _REPORT_PATTERNS:
+            m = pattern.search(line)
+            if m:
+                found[kind] = list(m.groups())
+    if "total" in found:
+        gpu_bytes = int(float(found["total"][0]) * GiB)
+        util = float(found["total"][1])
+    if gpu_bytes is None or util is None:
+        return None
+
+    def gib(kind: str) -> int | None:
+        return int(float(found[kind][0]) * GiB) if kind in found else None
+
+    if "max_seq_len" in found:
+        max_model_len = int(found["max_seq_len"][0])
+    tokens: int | None = None
+    if "kv_tokens" in found:
+        tokens = int(found["kv_tokens"][0].replace(",", ""))
+    elif "blocks" in found:
+        tokens = int(found["blocks"][0]) * block_size
+    return Reported(
+        gpu_bytes=gpu_bytes,
+        util=util,
+        tp=tp,
+        max_model_len=max_model_len,
+        kv_cache_dtype=kv_cache_dtype,
+        weights_bytes=gib("weights"),
+        activation_bytes=gib("activation"),
+        non_torch_bytes=gib("non_torch"),
+        kv_cache_bytes=gib("kv_bytes"),
+        kv_tokens=tokens,
+    )
