@@ -1090,7 +1090,10 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
             numbers["port"] = port
 
     evidence = tuple(_cut(h.text) for h in sorted(same, key=lambda h: h.index)[:_MAX_EVIDENCE])
-    return Failure(kind=kind, phase=phase, numbers=numbers, evidence=evidence, hint=_hint(kind, numbers))
+    hint = _hint(kind, numbers)
+    if kind is K.VRAM_HELD and "memory profiling" in first.text:
+        hint = "another process's GPU memory changed while vLLM profiled: give vLLM the GPU alone, then restart"
+    return Failure(kind=kind, phase=phase, numbers=numbers, evidence=evidence, hint=hint)
 
 
 def _same_kind(hit: _Hit, first: _Hit) -> bool:
