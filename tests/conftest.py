@@ -46,3 +46,15 @@ def write_config(root: Path, text: str, name: str = "config.toml") -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+TIERS = ("unit", "journal", "system", "acceptance")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test belongs to exactly one tier: an unmarked test would be skipped silently by `-m`."""
+    bad = [item.nodeid for item in items if sum(1 for t in TIERS if item.get_closest_marker(t)) != 1]
+    if bad:
+        raise pytest.UsageError(
+            "tests without exactly one tier marker (unit/journal/system/acceptance): " + ", ".join(bad[:10])
+        )

@@ -1,18 +1,91 @@
-"""`vllm-guard classify`."""
+"""`vllm-guard classify FILE... [--json]`: read vLLM logs and say why each start failed.
+
+Each FILE is a plain-text log (``journalctl -o cat``, ``docker logs``, a paste from an issue; any
+line prefix); ``-`` reads standard input. With ``--json``, one object per file per line::
+
+    {"schema": 1, "file": "vllm.log", "kind": "kv_cache_insufficient", "phase": "profile",
+     "numbers": {"max_model_len": 131072, ...}, "evidence": ["ValueError: To serve ..."],
+     "hint": "lower --max-model-len to 32640 or less ..."}
+
+A leading block of ``# `` comment lines (a saved excerpt's source and notes) is skipped.
+Exit status: 0 when every file shows no failure, 1 when one does, 66 when a file cannot be read.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
 
 from vllm_guard.cli import add_common
-from vllm_guard.errors import GuardError
+from vllm_guard.consts import JSON_SCHEMA
+from vllm_guard.core.classify import classify
+from vllm_guard.core.failure import Failure
+from vllm_guard.core.kinds import FailureKind
+from vllm_guard.errors import InputError
+from vllm_guard.exitcodes import ExitCode
 
-HELP = "classify"
+HELP = "read vLLM logs and say why each start failed"
+DESCRIPTION = (
+    "Read vLLM logs (journalctl -o cat, docker logs, pasted text; any line prefix) and say why the "
+    "start failed: the failure kind, the phase, the numbers vLLM printed, the evidence and a hint. "
+    "Exit 0 when no file shows a failure, 1 when one does, 66 when a file cannot be read."
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    add_common(p)
+    add_common(p, json_flag=True)  # --root/--config are accepted for symmetry; classify reads no config
+    p.add_argument("files", nargs="+", metavar="FILE", help="log file to read; - reads standard input")
+
+
+def _without_header(lines: list[str]) -> list[str]:
+    """Drop a leading block of ``# `` comment lines (how saved excerpts name their source)."""
+    start = 0
+    while start < len(lines) and (lines[start].startswith("# ") or lines[start] == "#"):
+        start += 1
+    return lines[start:]
+
+
+def _read(name: str) -> list[str]:
+    if name == "-":
+        return _without_header(sys.stdin.read().splitlines())
+    try:
+        data = Path(name).read_bytes()
+    except OSError as err:
+        raise InputError(
+            "unreadable-log",
+            f"cannot read log file {name}: {err.strerror or err}",
+            "check the path and its permissions (journalctl -u UNIT -o cat > FILE makes one)",
+            exit_code=ExitCode.NOINPUT,
+        ) from None
+    # Logs are UTF-8 in practice; a stray byte must not stop the reading.
+    return _without_header(data.decode("utf-8", errors="replace").splitlines())
+
+
+def _text(name: str, failure: Failure) -> str:
+    label = "<stdin>" if name == "-" else name
+    if failure.kind is FailureKind.NONE:
+        return f"{label}: none (no failure found)"
+    out = [f"{label}: {failure.kind.value} (phase: {failure.phase.value})"]
+    if failure.numbers:
+        out.append("  numbers: " + ", ".join(f"{k}={v}" for k, v in failure.numbers.items()))
+    for line in failure.evidence:
+        out.append(f"  > {line}")
+    if failure.hint:
+        out.append(f"  hint: {failure.hint}")
+    return "\n".join(out)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise GuardError("not-built-yet", "`vllm-guard classify` is not built yet in this version")
+    # Read every file first, so an unreadable one fails before anything is printed.
+    logs = [(name, _read(name)) for name in args.files]
+    found = False
+    for name, lines in logs:
+        failure = classify(lines)
+        found = found or failure.kind is not FailureKind.NONE
+        if args.json:
+            print(json.dumps({"schema": JSON_SCHEMA, "file": name, **failure.to_dict()}), flush=True)
+        else:
+            print(_text(name, failure), flush=True)
+    return int(ExitCode.WARN if found else ExitCode.OK)

@@ -1,18 +1,217 @@
-"""`vllm-guard plan`."""
+"""`vllm-guard plan`: predict flags that fit a model on a GPU, and show the budget behind them."""
 
 from __future__ import annotations
 
 import argparse
+import json
+from pathlib import Path
+from typing import Any
 
 from vllm_guard.cli import add_common
-from vllm_guard.errors import GuardError
+from vllm_guard.exitcodes import ExitCode
 
-HELP = "plan"
+HELP = "predict flags that fit a model on a GPU"
+DESCRIPTION = (
+    "Read the model's config.json and safetensors headers, the GPUs (NVML, or --gpu SIZE for hardware "
+    "this host does not have), and predict how vLLM will split GPU memory: weights, activation peak, "
+    "non-torch memory, KV cache. Prints the largest max_model_len at a util, the util a max_model_len "
+    "needs, and a first-fit config with a margin. Exit 0 if it fits, 1 if it does not."
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    add_common(p)
+    add_common(p, json_flag=True)
+    p.add_argument("--model", type=Path, help="model folder (default: the first target's model in the config)")
+    p.add_argument(
+        "--gpu",
+        action="append",
+        default=None,
+        metavar="SIZE|auto",
+        help="GPU size to plan for, e.g. 24GiB or 80G (repeat, or comma-separate, one per GPU); "
+        "default auto: the GPUs NVML sees",
+    )
+    p.add_argument("--tp", type=int, default=None, help="tensor parallel size (default: from the config, else 1)")
+    p.add_argument("--max-model-len", type=int, default=None, help="context to plan for (default: the model's)")
+    p.add_argument("--util", type=float, default=None, help="gpu_memory_utilization to plan at (default: first fit)")
+    p.add_argument("--kv-cache-dtype", default=None, help="auto (the model's dtype) or fp8 (half the bytes per token)")
+    p.add_argument(
+        "--engine", choices=["v1", "v0"], default="v1", help="vLLM engine to model (v1: vLLM >= 0.8; v0: older)"
+    )
+    p.add_argument(
+        "--calibrate-from",
+        type=Path,
+        default=None,
+        metavar="LOG",
+        help="a log of a vLLM start on this host (journalctl -u UNIT -o cat): its own numbers replace the "
+        "planner's estimates (GPU size and util are read from it, else from --gpu and the config)",
+    )
+    p.add_argument(
+        "--estimate-cudagraphs",
+        action="store_true",
+        help="subtract a CUDA graph estimate, as recent vLLM does (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1)",
+    )
+
+
+def _sizes(values: list[str] | None) -> list[str]:
+    out: list[str] = []
+    for v in values or ["auto"]:
+        out.extend(s.strip() for s in v.split(",") if s.strip())
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
-    raise GuardError("not-built-yet", "`vllm-guard plan` is not built yet in this version")
+    from dataclasses import replace
+
+    from vllm_guard.adapters.modelfs import load_model_info
+    from vllm_guard.adapters.nvml import FakeGpus, read_gpus
+    from vllm_guard.consts import JSON_SCHEMA, Paths
+    from vllm_guard.core.planner import (
+        GiB,
+        PlannerParams,
+        first_fit,
+        kv_bytes_per_token,
+        max_model_len_at,
+        parse_size,
+        util_for,
+    )
+    from vllm_guard.errors import UsageError
+
+    paths = Paths(args.root)
+    if args.tp is not None and args.tp < 1:
+        raise UsageError("--tp must be at least 1")
+    tp = args.tp
+    kv_dtype = args.kv_cache_dtype
+    model = args.model
+    if model is None or tp is None or kv_dtype is None:
+        target = _first_target(paths, args.config, need=model is None)
+        if target is not None:
+            model = model if model is not None else paths.under(target.model.lstrip("/"))
+            tp = tp if tp is not None else target.flags.tensor_parallel_size
+            kv_dtype = kv_dtype if kv_dtype is not None else target.flags.kv_cache_dtype
+    tp = tp or 1
+    kv_dtype = kv_dtype or "auto"
+    if args.util is not None and not 0 < args.util <= 1:
+        raise UsageError("--util must be in (0, 1]")
+    if model is None:
+        raise UsageError("no model: pass --model PATH (or write a config with `vllm-guard init`)")
+    info = load_model_info(Path(model))
+
+    sizes = _sizes(args.gpu)
+    if sizes == ["auto"]:
+        report = read_gpus()
+        if not report.visible:
+            raise UsageError(
+                f"{report.error}",
+                "pass --gpu SIZE (e.g. --gpu 24GiB, or --gpu 80GiB --tp 2) to plan for a GPU this host does not have",
+                ref="no-gpu",
+            )
+    else:
+        try:
+            parsed = [parse_size(s) for s in sizes]
+        except ValueError as err:
+            raise UsageError(str(err)) from None
+        report = FakeGpus(parsed).read()
+    totals = [d.total for d in report.devices]
+    free = [d.free for d in report.devices]
+    if len(totals) == 1 and tp > 1 and report.fake:
+        totals = totals * tp
+        free = free * tp
+    if len(totals) < tp:
+        raise UsageError(f"--tp {tp} needs {tp} GPUs; {len(totals)} given or visible")
+
+    params = replace(PlannerParams(engine=args.engine), estimate_cudagraphs=args.estimate_cudagraphs)
+    calibrated = None
+    if args.calibrate_from is not None:
+        from vllm_guard.core.planner import calibrate, reported_from_log
+        from vllm_guard.errors import InputError
+
+        try:
+            text = Path(args.calibrate_from).read_text(encoding="utf-8", errors="replace")
+        except OSError as err:
+            raise InputError(
+                "log-unreadable", f"{args.calibrate_from}: cannot read: {err.strerror or err}", "check the path"
+            ) from None
+        reported = reported_from_log(
+            text,
+            gpu_bytes=min(totals[:tp]),
+            util=args.util or 0.9,
+            tp=tp,
+            max_model_len=args.max_model_len,
+            kv_cache_dtype=kv_dtype,
+        )
+        if reported is None or (reported.kv_cache_bytes is None and reported.kv_tokens is None):
+            raise InputError(
+                "log-no-memory-lines",
+                f"{args.calibrate_from}: no vLLM memory lines (KV cache size / blocks) found",
+                "pass the log of a start that got as far as allocating the KV cache",
+            )
+        params = calibrate(info, reported, params)
+        calibrated = reported
+    plan = first_fit(
+        info,
+        totals,
+        tp,
+        max_model_len=args.max_model_len,
+        kv_cache_dtype=kv_dtype,
+        free=None if report.fake else free,
+        util=args.util,
+        params=params,
+    )
+    smallest = min(totals[:tp])
+    longest = max_model_len_at(info, smallest, plan.util, tp, kv_cache_dtype=kv_dtype, params=params)
+    need = util_for(info, smallest, plan.max_model_len, tp, kv_cache_dtype=kv_dtype, params=params)
+    code = ExitCode.OK if plan.fits else ExitCode.WARN
+    if args.json:
+        out: dict[str, Any] = {
+            "schema": JSON_SCHEMA,
+            "model": str(model),
+            "architecture": info.architecture,
+            "weights_bytes": info.estimated_weight_bytes(),
+            "weights_exact": info.weights is not None,
+            "kv_bytes_per_token": kv_bytes_per_token(info, kv_dtype),
+            "kv_bytes_per_token_per_gpu": plan.budget.kv_per_token,
+            "gpus": report.as_json(),
+            "tp": tp,
+            "fits": plan.fits,
+            "flags": plan.flags(),
+            "kv_tokens": plan.budget.kv_tokens,
+            "concurrency": round(plan.concurrency, 2),
+            "max_model_len_at_util": longest,
+            "util_for_max_model_len": need,
+            "budget": [{"item": a, "value": b, "source": c} for a, b, c in plan.table()],
+            "notes": list(plan.notes),
+            "calibrated_from": str(args.calibrate_from) if calibrated is not None else None,
+        }
+        print(json.dumps(out, indent=2))
+        return int(code)
+    gpu_text = ", ".join(f"{t / GiB:.1f} GiB" for t in totals[:tp])
+    print(f"model: {model} ({info.architecture}, {info.num_layers} layers, {info.kv_heads} KV heads x {info.head_dim})")
+    weights_how = "from safetensors headers" if info.weights is not None else "estimated from config.json"
+    print(f"weights: {info.estimated_weight_bytes() / GiB:.2f} GiB ({weights_how}); GPUs: {gpu_text}; TP {tp}")
+    print()
+    width = max(len(r[0]) for r in plan.table())
+    for item, value, source in plan.table():
+        print(f"  {item:<{width}}  {value:>24}   {source}")
+    print()
+    if calibrated is not None:
+        print(f"calibrated from {args.calibrate_from} (vLLM's own numbers on this host)")
+    for note in plan.notes:
+        print(f"note: {note}")
+    print(f"largest max_model_len at util {plan.util:.2f}: {longest}")
+    print(f"util needed for max_model_len {plan.max_model_len}: {need:.2f}")
+    verdict = "fits" if plan.fits else "DOES NOT FIT"
+    print(f"first fit ({verdict}): " + " ".join(f"--{k.replace('_', '-')}={v}" for k, v in plan.flags().items()))
+    return int(code)
+
+
+def _first_target(paths: Any, explicit: Path | None, *, need: bool) -> Any:
+    from vllm_guard.app.config_load import load_config
+    from vllm_guard.errors import ConfigError
+
+    try:
+        loaded = load_config(paths, explicit, check_files=False)
+    except ConfigError:
+        if need and explicit is not None:
+            raise
+        return None
+    return loaded.config.target[0]

@@ -43,6 +43,9 @@ class Flags(_Model):
     enforce_eager: bool = False  # vLLM default: CUDA graphs on
     swap_space: float | None = Field(default=None, ge=0)  # GiB of CPU swap per GPU; vLLM V0 default 4
     cpu_offload_gb: float | None = Field(default=None, ge=0)  # vLLM default 0
+    # CPU backend only: the KV cache's size in GiB of host memory. vLLM reads it from the environment
+    # (VLLM_CPU_KVCACHE_SPACE), so the guard writes it into the env file, not onto the command line.
+    cpu_kvcache_space_gib: float | None = Field(default=None, gt=0)
 
     @field_validator("quantization")
     @classmethod
@@ -76,8 +79,16 @@ class Flags(_Model):
             out.append(f"--cpu-offload-gb={_num(self.cpu_offload_gb)}")
         return out
 
+    def to_env(self) -> dict[str, str]:
+        """The flags vLLM reads from the environment rather than the command line."""
+        out = {}
+        if self.cpu_kvcache_space_gib is not None:
+            out["VLLM_CPU_KVCACHE_SPACE"] = _num(self.cpu_kvcache_space_gib)
+        return out
+
     def describe(self) -> str:
-        return " ".join(self.to_args())
+        words = self.to_args() + [f"{k}={v}" for k, v in self.to_env().items()]
+        return " ".join(words)
 
 
 def _num(v: float) -> str:

@@ -41,6 +41,8 @@ def render_env(target: Target, *, model: str, flags: Flags, api_key: str | None,
         lines.append(f"# {note}")
     lines.append(f"{ENV_MODEL}={esc.env_file_value(model)}")
     lines.append(f"{ENV_ARGS}={esc.env_file_value(' '.join(flags.to_args()))}")
+    for name, value in flags.to_env().items():
+        lines.append(f"{name}={esc.env_file_value(value)}")
     if api_key is not None:
         lines.append(f"{ENV_API_KEY}={esc.env_file_value(api_key)}")
     return "\n".join(lines) + "\n"

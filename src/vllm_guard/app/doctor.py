@@ -1,0 +1,250 @@
+"""Doctor: gather the facts (config, units, GPUs, model folders, host), judge them, report."""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+from vllm_guard.adapters import host
+from vllm_guard.adapters.modelfs import load_model_info, scan_folder
+from vllm_guard.adapters.nvml import GpuReport
+from vllm_guard.app.config_load import Loaded, load_config
+from vllm_guard.consts import ENV_ARGS, GUARD_UNIT, Paths
+from vllm_guard.core.config import Target
+from vllm_guard.core.doctor import (
+    Facts,
+    Finding,
+    FolderFacts,
+    GpuFact,
+    GpuProcessFact,
+    SwapFact,
+    TargetFacts,
+)
+from vllm_guard.errors import GuardError
+
+
+@dataclass(frozen=True)
+class Checks:
+    """Which live checks to run (the ones that only make sense on the real host can be switched off)."""
+
+    vllm: bool = True
+    journal: bool = True
+    units_active: bool = True  # ask systemd whether the vLLM units and the guard run
+    port: bool = True
+
+
+def _gpu_facts(report: GpuReport) -> tuple[GpuFact, ...]:
+    return tuple(
+        GpuFact(
+            index=d.index,
+            name=d.name,
+            total=d.total,
+            free=d.free,
+            used=d.used,
+            processes=tuple(GpuProcessFact(p.pid, p.used_mib, p.command) for p in d.processes),
+        )
+        for d in report.devices
+    )
+
+
+def _env_args(text: str) -> str | None:
+    for line in text.splitlines():
+        if line.startswith(f"{ENV_ARGS}="):
+            return line.partition("=")[2]
+    return None
+
+
+def _active(unit: str) -> bool | None:
+    from vllm_guard.adapters import systemctl
+
+    try:
+        state = systemctl.show(unit, "ActiveState").get("ActiveState")
+    except GuardError:
+        return None
+    return None if state is None else state in ("active", "activating", "reloading")
+
+
+def _target_facts(
+    target: Target, loaded: Loaded, paths: Paths, rendered: dict[str, str], checks: Checks
+) -> TargetFacts:
+    folder_path = paths.under(target.model.lstrip("/"))
+    model_error = None
+    info = None
+    folder = None
+    try:
+        info = load_model_info(folder_path)
+        report = scan_folder(folder_path)
+        folder = FolderFacts(
+            safetensors=len(report.safetensors),
+            training_files=tuple(report.training_files),
+            bin_files=tuple(report.bin_files),
+            missing_shards=tuple(report.missing_shards),
+            size_mismatches=tuple(report.size_mismatches),
+            header_errors=tuple(report.header_errors),
+            index_error=report.index_error,
+        )
+    except GuardError as err:
+        model_error = f"[{err.ref}] {err.message}"
+    unit_state = None
+    unit_diff = ""
+    want_unit = rendered.get(target.unit_file)
+    if want_unit is not None:
+        have = paths.unit_dir / target.unit_file
+        try:
+            text = have.read_text(encoding="utf-8")
+        except OSError:
+            unit_state = "missing"
+        else:
+            if text == want_unit:
+                unit_state = "matches"
+            else:
+                unit_state = "differs"
+                diff = difflib.unified_diff(text.splitlines(), want_unit.splitlines(), lineterm="", n=0)
+                unit_diff = "; ".join(d for d in diff if d[:1] in "+-" and d[:3] not in ("+++", "---"))[:400]
+    unit_text = None
+    with contextlib.suppress(OSError):
+        unit_text = (paths.unit_dir / target.unit_file).read_text(encoding="utf-8")
+    limit = _limit_nofile(unit_text if unit_text is not None else want_unit or "")
+    env_state = None
+    env_detail = ""
+    want_env = rendered.get(f"{target.unit}.env")
+    if want_env is not None:
+        try:
+            env_text = paths.env_file(target.unit).read_text(encoding="utf-8")
+        except OSError:
+            env_state = "missing"
+        else:
+            have_args, base_args = _env_args(env_text), _env_args(want_env)
+            if have_args == base_args:
+                env_state = "base"
+            else:
+                env_state = "changed"
+                env_detail = f"now: {have_args or '(none)'}; base: {base_args}"
+    active = _active(target.unit_file) if checks.units_active else None
+    in_use = host.port_in_use(target.host, target.port) if checks.port else None
+    return TargetFacts(
+        unit=target.unit,
+        model=target.model,
+        util=target.flags.gpu_memory_utilization,
+        tp=target.flags.tensor_parallel_size,
+        max_model_len=target.flags.max_model_len,
+        kv_cache_dtype=target.flags.kv_cache_dtype,
+        host=target.host,
+        port=target.port,
+        swap_space_gib=target.flags.swap_space,
+        cpu_offload_gb=target.flags.cpu_offload_gb,
+        model_error=model_error,
+        model_info=info,
+        folder=folder,
+        unit_state=unit_state,  # type: ignore[arg-type]
+        unit_diff=unit_diff,
+        env_state=env_state,  # type: ignore[arg-type]
+        env_detail=env_detail,
+        unit_active=active,
+        port_in_use=in_use,
+        limit_nofile=limit,
+    )
+
+
+INFINITY = 1 << 31
+
+
+def _limit_nofile(unit_text: str) -> tuple[int, int] | None:
+    """LimitNOFILE= of a unit: N, SOFT:HARD or infinity (systemd.exec(5)); the last one wins."""
+    value = None
+    for line in unit_text.splitlines():
+        if line.startswith("LimitNOFILE="):
+            value = line.partition("=")[2].strip()
+    if not value:
+        return None
+    soft_s, _, hard_s = value.partition(":")
+    try:
+        soft = INFINITY if soft_s == "infinity" else int(soft_s)
+        hard = soft if not hard_s else INFINITY if hard_s == "infinity" else int(hard_s)
+    except ValueError:
+        return None
+    return soft, hard
+
+
+def _python_of(target: Target) -> str | None:
+    """The python the unit runs, when its command is `python -m vllm...` (else None: cannot check)."""
+    first = Path(target.command[0]).name
+    return target.command[0] if first.startswith("python") else None
+
+
+def gather(paths: Paths, explicit: Path | None, gpus: GpuReport, checks: Checks | None = None) -> Facts:
+    c = checks or Checks()
+    config_error = None
+    config_ref = "config-invalid"
+    targets: list[TargetFacts] = []
+    python = None
+    try:
+        loaded = load_config(paths, explicit, check_files=False)
+    except GuardError as err:
+        config_error, config_ref = err.message, err.ref
+    else:
+        from vllm_guard.app.render import render_all
+
+        try:
+            rendered = {r.name: r.text for r in render_all(loaded, paths, with_api_keys=False)}
+        except GuardError:
+            rendered = {}
+        for t in loaded.config.target:
+            targets.append(_target_facts(t, loaded, paths, rendered, c))
+        python = _python_of(loaded.config.target[0])
+    mem = host.read_meminfo(paths.root)
+    swaps = tuple(
+        SwapFact(path=s.path, kind=s.kind, size=s.size, used=s.used, rotational=rot, fstype=fs)
+        for s, rot, fs in host.swap_facts(paths.root)
+    )
+    soft, hard = host.nofile_limit()
+    version = err_v = None
+    if c.vllm and python is not None:
+        version, err_v = host.vllm_version(python)
+    journal_err = host.journal_error() if c.journal else None
+    return Facts(
+        gpus=_gpu_facts(gpus),
+        gpu_error=gpus.error,
+        gpu_fake=gpus.fake,
+        driver_version=gpus.driver_version,
+        config_error=config_error,
+        config_ref=config_ref,
+        targets=tuple(targets),
+        mem_total=mem.get("MemTotal", 0),
+        mem_available=mem.get("MemAvailable", 0),
+        swap_total=mem.get("SwapTotal", 0),
+        swap_free=mem.get("SwapFree", 0),
+        swappiness=host.read_swappiness(paths.root),
+        swaps=swaps,
+        shm_bytes=host.shm_bytes(paths.root),
+        nofile_soft=soft,
+        nofile_hard=hard,
+        vllm_version=version,
+        vllm_error=err_v,
+        journal_error=journal_err,
+        journal_checked=c.journal,
+        guard_active=_active(GUARD_UNIT) if c.units_active else None,
+    )
+
+
+SYMBOL = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
+
+
+def render_text(findings: list[Finding]) -> str:
+    lines = []
+    for f in findings:
+        lines.append(f"[{SYMBOL[f.status]}] {f.title}  ({f.ref})")
+        if f.measured:
+            lines.append(f"         measured: {f.measured}")
+        if f.hint and f.status != "ok":
+            lines.append(f"         hint: {f.hint}")
+    counts = {s: sum(1 for f in findings if f.status == s) for s in ("ok", "warn", "fail")}
+    lines.append(f"{counts['ok']} ok, {counts['warn']} warning(s), {counts['fail']} failure(s)")
+    return "\n".join(lines)
+
+
+def quote_cmd(words: list[str]) -> str:
+    return " ".join(shlex.quote(w) for w in words)

@@ -1,0 +1,333 @@
+"""What the planner needs to know about a model, read from its ``config.json`` and safetensors headers.
+
+Pure: the caller reads the files (``vllm_guard.adapters.modelfs``) and passes the parsed JSON here.
+
+Handles the Qwen2 / Qwen2.5 / Qwen3 families, dense and mixture-of-experts, plain or quantized
+(AWQ, GPTQ, FP8 ``quantization_config``), and configs that nest the text model under ``text_config``
+(vision-language wrappers). Other decoder-only models with the usual Hugging Face keys work too.
+MLA models (DeepSeek-V2 style: ``kv_lora_rank``) are recognised so their KV entry is sized right.
+
+    >>> info = model_info_from_config({"num_hidden_layers": 28, "hidden_size": 3584,
+    ...     "num_attention_heads": 28, "num_key_value_heads": 4, "intermediate_size": 18944,
+    ...     "vocab_size": 152064, "max_position_embeddings": 32768, "torch_dtype": "bfloat16"})
+    >>> info.head_dim, info.kv_heads
+    (128, 4)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from vllm_guard.errors import ModelError
+
+# Bytes per element of the dtype names found in config.json and in safetensors headers.
+DTYPE_BYTES: dict[str, float] = {
+    "float32": 4,
+    "float": 4,
+    "F32": 4,
+    "float16": 2,
+    "half": 2,
+    "F16": 2,
+    "bfloat16": 2,
+    "BF16": 2,
+    "float8_e4m3fn": 1,
+    "float8_e5m2": 1,
+    "F8_E4M3": 1,
+    "F8_E5M2": 1,
+    "fp8": 1,
+    "int8": 1,
+    "I8": 1,
+    "U8": 1,
+    "uint8": 1,
+    "I16": 2,
+    "I32": 4,
+    "U32": 4,
+    "I64": 8,
+    "F64": 8,
+    "BOOL": 1,
+}
+
+# rope_scaling types that stretch the context beyond max_position_embeddings (transformers' names).
+STRETCHING_ROPE = ("yarn", "dynamic", "linear", "longrope")
+
+
+@dataclass(frozen=True)
+class Quantization:
+    """The ``quantization_config`` of a checkpoint, as far as memory is concerned."""
+
+    method: str  # awq, gptq, fp8, compressed-tensors, bitsandbytes, ...
+    bits: int | None = None  # weight bits (4 for AWQ/GPTQ int4, 8 for FP8)
+    group_size: int | None = None
+
+
+@dataclass(frozen=True)
+class RopeScaling:
+    kind: str
+    factor: float
+    original_max_position_embeddings: int | None = None
+
+
+@dataclass(frozen=True)
+class WeightSummary:
+    """What the safetensors headers say: exact tensor bytes, counts per dtype, and expected file sizes."""
+
+    total_bytes: int
+    tensors: int
+    bytes_by_dtype: dict[str, int] = field(default_factory=dict)
+    # file name -> the size the file must have (8 + header length + end of the last tensor)
+    expected_file_sizes: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """The shape of a decoder-only model, enough to size its weights and KV cache."""
+
+    architecture: str
+    model_type: str
+    num_layers: int
+    hidden_size: int
+    num_attention_heads: int
+    kv_heads: int
+    head_dim: int
+    intermediate_size: int
+    vocab_size: int
+    dtype: str  # torch_dtype of the checkpoint ("bfloat16")
+    max_position_embeddings: int
+    tie_word_embeddings: bool = False
+    rope_scaling: RopeScaling | None = None
+    quantization: Quantization | None = None
+    # mixture of experts (0 experts: dense)
+    num_experts: int = 0
+    experts_per_token: int = 0
+    moe_intermediate_size: int = 0
+    shared_expert_intermediate_size: int = 0
+    # MLA (DeepSeek-V2 style): the KV cache holds one latent vector per token and layer
+    kv_lora_rank: int = 0
+    qk_rope_head_dim: int = 0
+    # exact weight bytes from the safetensors headers, when the files were read
+    weights: WeightSummary | None = None
+
+    @property
+    def is_moe(self) -> bool:
+        return self.num_experts > 0
+
+    @property
+    def is_mla(self) -> bool:
+        return self.kv_lora_rank > 0
+
+    @property
+    def dtype_bytes(self) -> float:
+        return DTYPE_BYTES.get(self.dtype, 2)
+
+    @property
+    def max_context(self) -> int:
+        """The longest context the config allows: max_position_embeddings, stretched by rope scaling."""
+        rope = self.rope_scaling
+        if rope is not None and rope.kind in STRETCHING_ROPE:
+            base = rope.original_max_position_embeddings or self.max_position_embeddings
+            return max(self.max_position_embeddings, int(base * rope.factor))
+        return self.max_position_embeddings
+
+    def param_count(self) -> int:
+        """Parameters from the shapes (attention with biases as in Qwen2; exact enough to size weights)."""
+        h, layers = self.hidden_size, self.num_layers
+        q = self.num_attention_heads * self.head_dim
+        kv = self.kv_heads * self.head_dim
+        attn = h * q + 2 * h * kv + q * h + q + 2 * kv  # q, k, v, o projections and the qkv biases
+        if self.is_moe:
+            expert = 3 * h * self.moe_intermediate_size
+            shared = 3 * h * self.shared_expert_intermediate_size
+            mlp = self.num_experts * expert + shared + h * self.num_experts
+        else:
+            mlp = 3 * h * self.intermediate_size  # gate, up, down
+        norms = 2 * h
+        embed = self.vocab_size * h
+        head = 0 if self.tie_word_embeddings else self.vocab_size * h
+        return layers * (attn + mlp + norms) + embed + head + h
+
+    def estimated_weight_bytes(self) -> int:
+        """Weight bytes from the shapes, for planning without the files (quantization counted)."""
+        if self.weights is not None:
+            return self.weights.total_bytes
+        params = self.param_count()
+        q = self.quantization
+        if q is not None and q.bits is not None and q.bits < 16:
+            # Quantized checkpoints keep embeddings, lm_head and norms in 16 bits; the linear layers
+            # take bits/8 bytes per weight plus, for group-wise int formats (AWQ/GPTQ), a 16-bit scale
+            # and a packed 4-bit zero point per group of 128 (2.5 bytes per group). FP8 checkpoints
+            # carry one scale per tensor or per 128x128 block: negligible.
+            dense_16 = self.vocab_size * self.hidden_size * (1 if self.tie_word_embeddings else 2)
+            linear = params - dense_16
+            if q.method in ("fp8", "fbgemm_fp8", "modelopt") or (q.bits >= 8 and not q.group_size):
+                per_weight = q.bits / 8
+            else:
+                group = q.group_size if q.group_size and q.group_size > 0 else 128
+                per_weight = q.bits / 8 + 2.5 / group
+            return int(dense_16 * 2 + linear * per_weight)
+        return int(params * self.dtype_bytes)
+
+    def with_weights(self, weights: WeightSummary) -> ModelInfo:
+        return replace(self, weights=weights)
+
+
+def _text_config(cfg: Mapping[str, Any]) -> Mapping[str, Any]:
+    inner = cfg.get("text_config")
+    if isinstance(inner, Mapping):
+        merged = dict(inner)
+        for key in ("torch_dtype", "quantization_config", "architectures", "tie_word_embeddings"):
+            if key not in merged and key in cfg:
+                merged[key] = cfg[key]
+        return merged
+    return cfg
+
+
+def _int(cfg: Mapping[str, Any], *keys: str, default: int | None = None, where: str = "config.json") -> int:
+    for key in keys:
+        value = cfg.get(key)
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+    if default is not None:
+        return default
+    raise ModelError(
+        "model-config-incomplete",
+        f"{where}: no {' / '.join(keys)} (an integer) in the model's config",
+        "check that config.json is the model's own Hugging Face config (re-download it if it was cut short)",
+    )
+
+
+def _quantization(cfg: Mapping[str, Any]) -> Quantization | None:
+    qc = cfg.get("quantization_config")
+    if not isinstance(qc, Mapping):
+        return None
+    method = str(qc.get("quant_method", qc.get("method", "unknown"))).lower()
+    bits = qc.get("bits", qc.get("w_bit"))
+    group = qc.get("group_size", qc.get("q_group_size"))
+    if method == "fp8" and bits is None:
+        bits = 8
+    if method == "bitsandbytes":
+        bits = 4 if qc.get("load_in_4bit") else 8 if qc.get("load_in_8bit") else None
+    if method == "compressed-tensors" and bits is None:
+        groups = qc.get("config_groups")
+        if isinstance(groups, Mapping):
+            for g in groups.values():
+                w = g.get("weights") if isinstance(g, Mapping) else None
+                if isinstance(w, Mapping) and isinstance(w.get("num_bits"), int):
+                    bits = w["num_bits"]
+                    group = w.get("group_size", group)
+                    break
+    return Quantization(
+        method=method,
+        bits=bits if isinstance(bits, int) else None,
+        group_size=group if isinstance(group, int) else None,
+    )
+
+
+def _rope(cfg: Mapping[str, Any]) -> RopeScaling | None:
+    rope = cfg.get("rope_scaling")
+    if not isinstance(rope, Mapping):
+        return None
+    kind = rope.get("rope_type", rope.get("type"))
+    factor = rope.get("factor")
+    if not isinstance(kind, str) or not isinstance(factor, (int, float)):
+        return None
+    orig = rope.get("original_max_position_embeddings")
+    return RopeScaling(
+        kind=kind, factor=float(factor), original_max_position_embeddings=orig if isinstance(orig, int) else None
+    )
+
+
+def model_info_from_config(cfg: Mapping[str, Any], *, where: str = "config.json") -> ModelInfo:
+    """Read a model's shape from its parsed config.json; raise ModelError naming the missing key."""
+    if not isinstance(cfg, Mapping):
+        raise ModelError("model-config-not-object", f"{where}: is not a JSON object", "re-download config.json")
+    c = _text_config(cfg)
+    archs = c.get("architectures")
+    arch = archs[0] if isinstance(archs, list) and archs and isinstance(archs[0], str) else "unknown"
+    layers = _int(c, "num_hidden_layers", "n_layer", "num_layers", where=where)
+    hidden = _int(c, "hidden_size", "n_embd", "d_model", where=where)
+    heads = _int(c, "num_attention_heads", "n_head", where=where)
+    kv_heads = _int(c, "num_key_value_heads", "num_kv_heads", default=heads, where=where)
+    head_dim = _int(c, "head_dim", default=hidden // heads if heads else 0, where=where)
+    if layers <= 0 or hidden <= 0 or heads <= 0 or kv_heads <= 0 or head_dim <= 0:
+        raise ModelError(
+            "model-config-invalid",
+            f"{where}: layers, hidden_size, heads, KV heads and head_dim must all be positive "
+            f"(got {layers}, {hidden}, {heads}, {kv_heads}, {head_dim})",
+            "re-download the model's config.json",
+        )
+    dtype = c.get("torch_dtype", c.get("dtype", "bfloat16"))
+    num_experts = _int(c, "num_experts", "num_local_experts", "n_routed_experts", default=0, where=where)
+    return ModelInfo(
+        architecture=arch,
+        model_type=str(c.get("model_type", "unknown")),
+        num_layers=layers,
+        hidden_size=hidden,
+        num_attention_heads=heads,
+        kv_heads=kv_heads,
+        head_dim=head_dim,
+        intermediate_size=_int(c, "intermediate_size", "ffn_hidden_size", default=4 * hidden, where=where),
+        vocab_size=_int(c, "vocab_size", default=0, where=where),
+        dtype=dtype if isinstance(dtype, str) else "bfloat16",
+        max_position_embeddings=_int(c, "max_position_embeddings", "n_positions", "max_seq_len", where=where),
+        tie_word_embeddings=bool(c.get("tie_word_embeddings", False)),
+        rope_scaling=_rope(c),
+        quantization=_quantization(c),
+        num_experts=num_experts,
+        experts_per_token=_int(c, "num_experts_per_tok", "moe_topk", default=0, where=where) if num_experts else 0,
+        moe_intermediate_size=_int(c, "moe_intermediate_size", default=0, where=where) if num_experts else 0,
+        shared_expert_intermediate_size=(
+            _int(c, "shared_expert_intermediate_size", default=0, where=where) if num_experts else 0
+        ),
+        kv_lora_rank=_int(c, "kv_lora_rank", default=0, where=where),
+        qk_rope_head_dim=_int(c, "qk_rope_head_dim", default=0, where=where),
+    )
+
+
+def weights_from_headers(headers: Iterable[tuple[str, int, Mapping[str, Any]]]) -> WeightSummary:
+    """Sum the tensor bytes of safetensors headers: (file name, header length, parsed header JSON).
+
+    The safetensors format: 8 bytes little-endian header length N, N bytes of JSON mapping each tensor
+    name to ``{"dtype", "shape", "data_offsets": [begin, end]}`` (offsets into the data after the
+    header), and an optional ``"__metadata__"`` entry.
+    """
+    total = 0
+    count = 0
+    by_dtype: dict[str, int] = {}
+    sizes: dict[str, int] = {}
+    for name, header_len, header in headers:
+        end_max = 0
+        for tensor, meta in header.items():
+            if tensor == "__metadata__":
+                continue
+            if not isinstance(meta, Mapping):
+                raise ModelError(
+                    "safetensors-bad-header",
+                    f"{name}: tensor {tensor!r} has no metadata object in the header",
+                    "re-download this file",
+                )
+            offsets = meta.get("data_offsets")
+            if (
+                not isinstance(offsets, list)
+                or len(offsets) != 2
+                or not all(isinstance(o, int) for o in offsets)
+                or offsets[1] < offsets[0]
+            ):
+                raise ModelError(
+                    "safetensors-bad-header",
+                    f"{name}: tensor {tensor!r} has no valid data_offsets in the header",
+                    "re-download this file",
+                )
+            size = offsets[1] - offsets[0]
+            total += size
+            count += 1
+            dtype = str(meta.get("dtype", "?"))
+            by_dtype[dtype] = by_dtype.get(dtype, 0) + size
+            end_max = max(end_max, offsets[1])
+        sizes[name] = 8 + header_len + end_max
+    return WeightSummary(total_bytes=total, tensors=count, bytes_by_dtype=by_dtype, expected_file_sizes=sizes)

@@ -1,0 +1,171 @@
+"""The guard's state: what it changed, why, and what it still has to finish.
+
+Pure: (de)serialisation to and from JSON text. ``vllm_guard.app.statefile`` writes it atomically to
+``/var/lib/vllm-guard/state.json``. The file is meant to be read by people too: flat, named keys,
+times in seconds since the epoch with an ISO copy beside them.
+
+Versioned (``schema``); an unknown newer schema or a corrupt file is refused with ``StateError`` and
+the caller keeps the file aside and starts clean.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from vllm_guard.consts import STATE_SCHEMA
+from vllm_guard.core.config import Flags, Target
+
+HISTORY_LIMIT = 50  # attempts and remedies kept per target: enough for a week of incidents, a few KiB
+HANDLED_LIMIT = 200  # invocation ids remembered as handled (exactly-once across restarts)
+
+
+class StateError(ValueError):
+    """The state file cannot be used."""
+
+
+class _M(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class Current(_M):
+    """What the vLLM unit runs with now (what the env file holds)."""
+
+    model: str
+    fallback_index: int | None = None  # None: the target's own model; i: target.fallback[i]
+    flags: Flags
+
+
+class Remedy(_M):
+    at: float
+    invocation_id: str | None = None
+    kind: str
+    action: str
+    change: str
+    reason: str
+    before: str = ""
+    after: str = ""
+
+
+class AttemptRecord(_M):
+    invocation_id: str
+    started: float | None = None
+    ended: float | None = None
+    result: str | None = None
+    kind: str = "none"
+    phase: str = "unknown"
+    numbers: dict[str, float | int | str] = Field(default_factory=dict)
+    evidence: list[str] = Field(default_factory=list)
+    hint: str = ""
+    action: str | None = None
+
+
+class Pending(_M):
+    """An intent recorded before acting, so a crash between two steps neither loses nor repeats one."""
+
+    invocation_id: str | None
+    action: str  # change_flags, switch_model, give_up, wait_for_vram, restart, start
+    current: Current | None = None  # the env file to write (None: leave it)
+    stop_unit: bool = False
+    start_unit: bool = False
+    reset_failed: bool = False
+    restart_unit: bool = False
+    remedy: Remedy | None = None
+    at: float
+
+
+class Verified(_M):
+    at: float
+    invocation_id: str | None = None
+    time_to_ready_s: float | None = None
+    model: str
+    flags: str
+    evidence: dict[str, Any] = Field(default_factory=dict)
+
+
+class TargetState(_M):
+    base_hash: str = ""
+    current: Current | None = None
+    rungs: dict[str, int] = Field(default_factory=dict)  # remedies per failure kind since the last healthy start
+    remedies: list[Remedy] = Field(default_factory=list)
+    attempts: list[AttemptRecord] = Field(default_factory=list)
+    handled: list[str] = Field(default_factory=list)
+    pending: Pending | None = None
+    last_failure: AttemptRecord | None = None
+    last_verified: Verified | None = None
+    known_good: dict[str, Current] = Field(default_factory=dict)  # "model|gpu|vllm version" -> flags
+    gave_up: Remedy | None = None
+    guard_stopped: bool = False  # the guard stopped the unit (VRAM wait, gave up), not a person
+    stopped_by_person: bool = False
+    waiting_vram_since: float | None = None
+    healthy_since: float | None = None
+    platform: str | None = None  # "cuda", "cpu", ... as vLLM printed it
+    step_back_from: Current | None = None  # trying the base flags again; return here at once if that fails
+
+    def remember_attempt(self, rec: AttemptRecord) -> None:
+        self.attempts = [a for a in self.attempts if a.invocation_id != rec.invocation_id]
+        self.attempts.append(rec)
+        del self.attempts[:-HISTORY_LIMIT]
+
+    def add_remedy(self, rem: Remedy) -> None:
+        self.remedies.append(rem)
+        del self.remedies[:-HISTORY_LIMIT]
+
+    def mark_handled(self, invocation_id: str | None) -> None:
+        if invocation_id and invocation_id not in self.handled:
+            self.handled.append(invocation_id)
+            del self.handled[:-HANDLED_LIMIT]
+
+    def remedies_since(self, since: float) -> int:
+        return sum(1 for r in self.remedies if r.at >= since and r.action != "none")
+
+
+class State(_M):
+    schema_: int = Field(default=STATE_SCHEMA, alias="schema")
+    cursor: str | None = None
+    tracker: dict[str, Any] = Field(default_factory=dict)
+    targets: dict[str, TargetState] = Field(default_factory=dict)
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+    def target(self, unit: str) -> TargetState:
+        if unit not in self.targets:
+            self.targets[unit] = TargetState()
+        return self.targets[unit]
+
+
+def base_hash(target: Target) -> str:
+    """A fingerprint of what the admin configured that the guard may change (model, flags, fallbacks)."""
+    data = {
+        "model": target.model,
+        "flags": target.flags.model_dump(mode="json"),
+        "fallback": [f.model_dump(mode="json") for f in target.fallback],
+    }
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def base_current(target: Target) -> Current:
+    return Current(model=target.model, fallback_index=None, flags=target.flags)
+
+
+def dumps(state: State) -> str:
+    return json.dumps(state.model_dump(mode="json", by_alias=True), indent=2, sort_keys=False) + "\n"
+
+
+def loads(text: str) -> State:
+    try:
+        raw = json.loads(text)
+    except ValueError as err:
+        raise StateError(f"not JSON: {err}") from None
+    if not isinstance(raw, dict):
+        raise StateError("not a JSON object")
+    schema = raw.get("schema")
+    if schema != STATE_SCHEMA:
+        raise StateError(f"schema {schema!r}; this vllm-guard reads schema {STATE_SCHEMA}")
+    try:
+        return State.model_validate(raw)
+    except ValidationError as err:
+        raise StateError(f"invalid: {err.errors()[0]['loc']}: {err.errors()[0]['msg']}") from None

@@ -1,0 +1,618 @@
+"""Focused tests of the classifier: numbers, prefixes, the wrapper, hard negatives, systemd outcomes.
+
+Lines quoted from public logs name their source beside them. Lines marked SYNTHETIC are made here
+from vLLM's and PyTorch's message formats (to vary one thing at a time); they are not real logs.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from vllm_guard.core.classify import classify
+from vllm_guard.core.failure import SystemdOutcome
+from vllm_guard.core.kinds import FailureKind, Phase
+from vllm_guard.core.logline import strip_prefixes
+
+pytestmark = pytest.mark.unit
+
+K = FailureKind
+
+# The message of the contract example (vLLM V1 kv_cache_utils wording).
+KV_V1 = (
+    "ValueError: To serve at least one request with the model's max seq len (131072), (4.0 GiB KV cache is "
+    "needed, which is larger than the available KV cache memory (1.0 GiB). Based on the available memory, "
+    "the estimated maximum model length is 32640. Try increasing `gpu_memory_utilization` or decreasing "
+    "`max_model_len` when initializing the engine."
+)
+WRAPPER = "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}"
+
+
+# --- numbers ------------------------------------------------------------------------------------
+
+NUMBER_CASES = [
+    pytest.param(
+        [KV_V1],
+        K.KV_CACHE_INSUFFICIENT,
+        {
+            "max_model_len": 131072,
+            "estimated_max_model_len": 32640,
+            "kv_needed_gib": 4.0,
+            "kv_available_gib": 1.0,
+        },
+        id="kv-v1",
+    ),
+    pytest.param(
+        # https://github.com/vllm-project/tpu-inference/pull/223 ("models's", vLLM 0.8-0.10)
+        [
+            "ValueError: To serve at least one request with the models's max seq len (131072), (16.00 GiB KV "
+            "cache is needed, which is larger than the available KV cache memory (0.71 GiB). Based on the "
+            "available memory, the estimated maximum model length is 5632. Try increasing "
+            "`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."
+        ],
+        K.KV_CACHE_INSUFFICIENT,
+        {
+            "max_model_len": 131072,
+            "estimated_max_model_len": 5632,
+            "kv_needed_gib": 16.0,
+            "kv_available_gib": 0.71,
+        },
+        id="kv-v1-models-typo",
+    ),
+    pytest.param(
+        # a pasted message wrapped over lines (as in blog posts and issue comments)
+        [
+            "ValueError: To serve at least one request with the model max seq len (250000), 3.19 GiB KV "
+            "cache is "
+            "needed,",
+            "which is larger than the available KV cache memory (0.01 GiB). Based on the available memory, "
+            "the "
+            "estimated",
+            "maximum model length is 256.",
+        ],
+        K.KV_CACHE_INSUFFICIENT,
+        {
+            "max_model_len": 250000,
+            "estimated_max_model_len": 256,
+            "kv_needed_gib": 3.19,
+            "kv_available_gib": 0.01,
+        },
+        id="kv-wrapped",
+    ),
+    pytest.param(
+        # https://github.com/vllm-project/vllm/issues/2418 (V0 wording)
+        [
+            "ValueError: The model's max seq len (4096) is larger than the maximum number of tokens that "
+            "can be "
+            "stored in KV cache (3664). Try increasing `gpu_memory_utilization` or decreasing "
+            "`max_model_len` "
+            "when initializing the engine."
+        ],
+        K.KV_CACHE_INSUFFICIENT,
+        {"max_model_len": 4096, "kv_capacity_tokens": 3664},
+        id="kv-v0",
+    ),
+    pytest.param(
+        # vLLM's CPU backend (cpu_worker.py wording)
+        [
+            "(Worker pid=114) ERROR 08-14 08:34:03 [multiproc_executor.py:1018] ValueError: Available "
+            "memory on "
+            "node 0 (2.5/7.77 GiB) on kv cache allocation is less than requested memory for kv (12.0 GiB). "
+            "Decrease --kv-cache-memory-bytes, VLLM_CPU_KVCACHE_SPACE, or reduce CPU memory used by other "
+            "processes."
+        ],
+        K.KV_CACHE_INSUFFICIENT,
+        {"kv_available_gib": 2.5, "kv_needed_gib": 12.0},
+        id="kv-cpu-backend",
+    ),
+    pytest.param(
+        [
+            "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` "
+            "when "
+            "initializing the engine."
+        ],
+        K.KV_CACHE_INSUFFICIENT,
+        {},
+        id="kv-no-blocks",
+    ),
+    pytest.param(
+        # vLLM gpu_worker.py wording, with the device name of newer versions
+        [
+            "ValueError: Free memory on device cuda:0 (7.34/15.49 GiB) on startup is less than desired GPU "
+            "memory "
+            "utilization (0.8, 12.39 GiB). Decrease GPU memory utilization or reduce GPU memory used by "
+            "other "
+            "processes."
+        ],
+        K.VRAM_HELD,
+        {"gpu_free_gib": 7.34, "gpu_total_gib": 15.49, "util_requested": 0.8},
+        id="vram-held-device",
+    ),
+    pytest.param(
+        [
+            "ValueError: Free memory on device (3.27/15.98 GiB) on startup is less than desired GPU memory "
+            "utilization (0.9, 14.39 GiB)"
+        ],
+        K.VRAM_HELD,
+        {"gpu_free_gib": 3.27, "gpu_total_gib": 15.98, "util_requested": 0.9},
+        id="vram-held-no-device",
+    ),
+    pytest.param(
+        # https://github.com/vllm-project/vllm/issues/12030 (PyTorch >= 2.2 wording)
+        [
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 224.00 MiB. GPU 0 has a total "
+            "capacity "
+            "of 11.53 GiB of which 187.75 MiB is free."
+        ],
+        K.CUDA_OOM_PROFILE,
+        {"alloc_bytes": 224 * 1024**2, "gpu_total_gib": 11.53, "gpu_free_gib": 0.183},
+        id="oom-torch-new",
+    ),
+    pytest.param(
+        # https://github.com/vllm-project/vllm/issues/2140 (PyTorch 2.1's "capacty" typo)
+        [
+            "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 518.00 MiB. GPU 0 has a "
+            "total "
+            "capacty of 21.67 GiB of which 4.06 MiB is free. Process 2417585 has 21.65 GiB memory in use."
+        ],
+        K.CUDA_OOM_PROFILE,
+        {"alloc_bytes": 518 * 1024**2, "gpu_total_gib": 21.67, "gpu_free_gib": 0.004},
+        id="oom-torch-capacty",
+    ),
+    pytest.param(
+        # SYNTHETIC: PyTorch < 2.1 wording
+        [
+            "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 23.65 GiB "
+            "total "
+            "capacity; 22.62 GiB already allocated; 11.56 MiB free; 22.77 GiB reserved in total by PyTorch)"
+        ],
+        K.CUDA_OOM_PROFILE,
+        {"alloc_bytes": 20 * 1024**2, "gpu_total_gib": 23.65, "gpu_free_gib": 0.011},
+        id="oom-torch-old",
+    ),
+    pytest.param(
+        # SYNTHETIC: uvicorn's bind error
+        ["ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 8000): address already in use"],
+        K.PORT_IN_USE,
+        {"port": 8000},
+        id="port-uvicorn",
+    ),
+    pytest.param(
+        # SYNTHETIC: vLLM's own bind (no port in the message) after its argument dump
+        [
+            "INFO 05-01 10:00:00 [api_server.py:1] non-default args: {'model': 'Qwen/Qwen3-8B', 'port': 8001}",
+            "OSError: [Errno 98] Address already in use",
+        ],
+        K.PORT_IN_USE,
+        {"port": 8001},
+        id="port-from-args",
+    ),
+    pytest.param(
+        # SYNTHETIC: the kernel's OOM-killer line
+        [
+            "kernel: Out of memory: Killed process 41234 (python3) total-vm:123456kB, anon-rss:98765kB, "
+            "file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:1234kB oom_score_adj:0"
+        ],
+        K.HOST_OOM_KILLED,
+        {"killed_pid": 41234},
+        id="kernel-oom",
+    ),
+    pytest.param(
+        ["vllm-qwen.service: Main process exited, code=killed, status=9/KILL"],
+        K.HOST_OOM_KILLED,
+        {"signal": 9},
+        id="systemd-sigkill",
+    ),
+    pytest.param(
+        [
+            "ValueError: User-specified max_model_len (200000) is greater than the derived max_model_len "
+            "(max_position_embeddings=131072 or model_max_length=None in model's config.json)."
+        ],
+        K.BAD_ARGUMENTS,
+        {"max_model_len": 200000},
+        id="maxlen-over-derived",
+    ),
+]
+
+
+@pytest.mark.parametrize(("lines", "kind", "numbers"), NUMBER_CASES)
+def test_numbers(lines: list[str], kind: FailureKind, numbers: dict[str, float]) -> None:
+    failure = classify(lines)
+    assert failure.kind is kind
+    for key, value in numbers.items():
+        assert failure.numbers.get(key) == pytest.approx(value, rel=1e-3), key
+    assert failure.evidence
+    assert failure.hint
+
+
+def test_kv_hint_names_vllms_estimate() -> None:
+    assert "32640" in classify([KV_V1]).hint
+
+
+# --- prefixes ------------------------------------------------------------------------------------
+
+PREFIXES = [
+    pytest.param("", id="bare"),
+    pytest.param("Nov 30 05:00:00 gpu-host python3[123]: ", id="journalctl-short"),
+    pytest.param("2026-11-30T05:00:00+0000 gpu-host vllm[123]: ", id="journalctl-short-iso"),
+    pytest.param("vllm-qwen-1  | ", id="docker-compose"),
+    pytest.param("2026-11-30T05:00:00.123456789Z ", id="kubectl-timestamps"),
+    pytest.param("(EngineCore_DP0 pid=18799) ERROR 10-08 20:33:48 [core.py:708] ", id="vllm-enginecore"),
+    pytest.param("(VllmWorker rank=0 pid=3073) ERROR 03-20 10:00:00 [multiproc_executor.py:470] ", id="worker"),
+    pytest.param("(APIServer pid=1) ", id="apiserver"),
+    pytest.param("ERROR 04-17 15:10:09 engine.py:448] ", id="vllm-v0-logger"),
+    pytest.param("[rank0]: ", id="torch-rank"),
+    pytest.param("vllm-1  | (EngineCore_DP0 pid=7) ERROR 10-08 20:33:48 [core.py:708] ", id="stacked"),
+]
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_prefixes_do_not_change_the_verdict(prefix: str) -> None:
+    failure = classify([prefix + KV_V1])
+    assert failure.kind is K.KV_CACHE_INSUFFICIENT
+    assert failure.numbers["estimated_max_model_len"] == 32640
+    assert failure.evidence[0].startswith("ValueError: To serve")
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_strip_prefixes(prefix: str) -> None:
+    assert strip_prefixes(prefix + "ValueError: boom\n") == "ValueError: boom"
+
+
+# --- the wrapper ---------------------------------------------------------------------------------
+
+
+def test_wrapper_alone_is_never_oom() -> None:
+    failure = classify([f"(APIServer pid=1) {WRAPPER}"])
+    assert failure.kind is K.UNKNOWN_FAILURE
+    assert not failure.kind.is_memory
+
+
+def test_wrapper_points_at_the_cause_above() -> None:
+    lines = [
+        f"(EngineCore_DP0 pid=9) ERROR 10-08 20:33:48 [core.py:708] {KV_V1}",
+        f"(APIServer pid=1) {WRAPPER}",
+    ]
+    assert classify(lines).kind is K.KV_CACHE_INSUFFICIENT
+
+
+def test_engine_dead_error_alone() -> None:
+    # SYNTHETIC (vLLM V1 wording)
+    lines = [
+        "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace (above) "
+        "for the root cause."
+    ]
+    assert classify(lines).kind is K.ENGINE_DEAD
+
+
+# --- phases of a CUDA OOM ------------------------------------------------------------------------
+
+OOM = (
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity "
+    "of 79.10 GiB of which 1.02 GiB is free."
+)
+
+
+def _traceback(*frames: str) -> list[str]:
+    # SYNTHETIC: a traceback through the named functions, then the OOM
+    out = ["Traceback (most recent call last):"]
+    for f in frames:
+        out.append(f'  File "/usr/lib/python3/site-packages/vllm/worker.py", line 1, in {f}')
+        out.append("    call()")
+    return [*out, OOM]
+
+
+PHASE_CASES = [
+    pytest.param(
+        _traceback("__init__", "load_model", "get_model", "load_weights"),
+        K.CUDA_OOM_LOAD,
+        Phase.LOAD,
+        id="frames-load",
+    ),
+    pytest.param(
+        _traceback(
+            "run_engine_core",
+            "_initialize_kv_caches",
+            "determine_available_memory",
+            "profile_run",
+            "_dummy_run",
+            "forward",
+        ),
+        K.CUDA_OOM_PROFILE,
+        Phase.PROFILE,
+        id="frames-profile",
+    ),
+    pytest.param(
+        _traceback("compile_or_warm_up_model", "capture_model", "_dummy_run"),
+        K.CUDA_OOM_PROFILE,
+        Phase.PROFILE,
+        id="frames-capture",
+    ),
+    pytest.param(
+        _traceback("compile_or_warm_up_model", "_dummy_sampler_run", "sampler"),
+        K.CUDA_OOM_PROFILE,
+        Phase.PROFILE,
+        id="frames-sampler",
+    ),
+    pytest.param(
+        [
+            "INFO 05-01 10:00:00 [launcher.py:1] Application startup complete.",
+            'INFO:     10.0.0.5:4242 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+            *_traceback("run_busy_loop", "step", "execute_model", "forward"),
+        ],
+        K.CUDA_OOM_RUNTIME,
+        Phase.SERVE,
+        id="after-startup",
+    ),
+    pytest.param(
+        ["INFO 05-01 10:00:00 [default_loader.py:1] Loading safetensors checkpoint shards:  40% 2/5", OOM],
+        K.CUDA_OOM_LOAD,
+        Phase.LOAD,
+        id="milestone-load",
+    ),
+    pytest.param(
+        [
+            "INFO 05-01 10:00:00 [gpu_model_runner.py:1] Model loading took 14.99 GiB and 5.1 seconds",
+            "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE):  40%",
+            OOM,
+        ],
+        K.CUDA_OOM_PROFILE,
+        Phase.PROFILE,
+        id="milestone-capture",
+    ),
+    pytest.param(
+        [
+            "RuntimeError: CUDA out of memory occurred when warming up sampler with 1024 dummy requests. "
+            "Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine."
+        ],
+        K.CUDA_OOM_PROFILE,
+        Phase.PROFILE,
+        id="sampler-warmup-message",
+    ),
+]
+
+
+@pytest.mark.parametrize(("lines", "kind", "phase"), PHASE_CASES)
+def test_oom_phase(lines: list[str], kind: FailureKind, phase: Phase) -> None:
+    failure = classify(lines)
+    assert (failure.kind, failure.phase) == (kind, phase)
+
+
+# --- hard negatives ------------------------------------------------------------------------------
+
+BENIGN_LINES = [
+    # vLLM start-up lines full of memory words (wordings of vLLM 0.6-0.11)
+    "INFO 05-01 10:00:00 [gpu_worker.py:1] Available KV cache memory: 54.85 GiB",
+    "INFO 05-01 10:00:00 [kv_cache_utils.py:1] GPU KV cache size: 1,234,560 tokens",
+    "INFO 05-01 10:00:00 [kv_cache_utils.py:1] Maximum concurrency for 32,768 tokens per request: 37.68x",
+    "INFO 05-01 10:00:00 model_runner.py:1] CUDA graphs can take additional 1~3 GiB memory per GPU. If you "
+    "are "
+    "running out of memory, consider decreasing `gpu_memory_utilization` or enforcing eager mode.",
+    "INFO 05-01 10:00:00 [worker.py:1] Memory profiling takes 5.32 seconds. the current vLLM instance can "
+    "use "
+    "total_gpu_memory (79.10GiB) x gpu_memory_utilization (0.90) = 71.19GiB; model weights take 14.99GiB; "
+    "non_torch_memory takes 0.12GiB; PyTorch activation peak memory takes 1.23GiB; the rest of the memory "
+    "reserved for KV Cache is 54.85GiB.",
+    "INFO 05-01 10:00:00 [shm_broadcast.py:1] No available shared memory broadcast block found in 60 "
+    "seconds. "
+    "This typically happens when some processes are hanging or doing some time-consuming work.",
+    "WARNING 05-01 10:00:00 [config.py:1] To reduce the risk of OOM, consider lowering --max-num-seqs.",
+    "[rank0]:[W501 10:00:00 ProcessGroupNCCL.cpp:1250] Warning: WARNING: process group has NOT been "
+    "destroyed "
+    "before we destruct ProcessGroupNCCL. On normal program exit, the application should call "
+    "destroy_process_group to ensure that any pending NCCL operations have finished in this process.",
+    "INFO 05-01 10:00:00 [launcher.py:1] Route: /v1/models, Methods: GET",
+    "INFO:     Application startup complete.",
+    "INFO 05-01 10:00:00 [loggers.py:1] Engine 000: Avg prompt throughput: 120.3 tokens/s, Avg generation "
+    "throughput: 44.1 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 0.4%, Prefix cache hit "
+    "rate: 0.0%",
+    "vllm-qwen.service: Deactivated successfully.",
+    "vllm-qwen.service: Main process exited, code=exited, status=0/SUCCESS",
+]
+
+
+@pytest.mark.parametrize("line", BENIGN_LINES)
+def test_hard_negative_lines(line: str) -> None:
+    assert classify([line]).kind is K.NONE
+
+
+def test_all_hard_negatives_together() -> None:
+    assert classify(BENIGN_LINES).kind is K.NONE
+    assert classify(BENIGN_LINES, SystemdOutcome(result="success", exit_status=0)).kind is K.NONE
+
+
+def test_empty() -> None:
+    assert classify([]).kind is K.NONE
+
+
+# --- systemd's outcome ---------------------------------------------------------------------------
+
+OUTCOME_CASES = [
+    pytest.param(SystemdOutcome(result="oom-kill"), K.HOST_OOM_KILLED, id="result-oom-kill"),
+    pytest.param(SystemdOutcome(result="signal", signal="KILL"), K.HOST_OOM_KILLED, id="signal-kill"),
+    pytest.param(SystemdOutcome(result="signal", signal="SIGBUS"), K.SHM_EXHAUSTED, id="signal-bus"),
+    pytest.param(SystemdOutcome(result="exit-code", exit_status=1), K.UNKNOWN_FAILURE, id="exit-code"),
+    pytest.param(SystemdOutcome(result="timeout"), K.UNKNOWN_FAILURE, id="timeout"),
+    pytest.param(SystemdOutcome(result="success", exit_status=0), K.NONE, id="success"),
+]
+
+
+@pytest.mark.parametrize(("outcome", "kind"), OUTCOME_CASES)
+def test_outcome_only(outcome: SystemdOutcome, kind: FailureKind) -> None:
+    failure = classify([], outcome)
+    assert failure.kind is kind
+    if kind is not K.NONE:
+        assert failure.evidence and failure.hint
+
+
+def test_outcome_does_not_hide_a_logged_cause() -> None:
+    assert classify([KV_V1], SystemdOutcome(result="exit-code", exit_status=1)).kind is K.KV_CACHE_INSUFFICIENT
+
+
+def test_oom_kill_result_beats_a_generic_error() -> None:
+    failure = classify([WRAPPER], SystemdOutcome(result="oom-kill"))
+    assert failure.kind is K.HOST_OOM_KILLED
+
+
+def test_sigkill_after_a_stop_timeout_is_not_an_oom() -> None:
+    lines = [
+        "vllm-qwen.service: State 'stop-sigterm' timed out. Killing.",
+        "vllm-qwen.service: Main process exited, code=killed, status=9/KILL",
+    ]
+    assert classify(lines).kind is not K.HOST_OOM_KILLED
+    assert classify([], SystemdOutcome(result="signal", signal="KILL")).kind is K.HOST_OOM_KILLED
+
+
+def test_systemd_oom_lines() -> None:
+    lines = [
+        "vllm-qwen.service: A process of this unit has been killed by the OOM killer.",
+        "vllm-qwen.service: Main process exited, code=killed, status=9/KILL",
+        "vllm-qwen.service: Failed with result 'oom-kill'.",
+    ]
+    failure = classify(lines)
+    assert failure.kind is K.HOST_OOM_KILLED
+    assert failure.numbers["signal"] == 9
+
+
+# --- a recovered error is not a failure ----------------------------------------------------------
+
+
+def test_traceback_then_serving_is_not_a_failure() -> None:
+    # SYNTHETIC: a request's error logged with a traceback while the server goes on serving
+    lines = [
+        "INFO:     Application startup complete.",
+        "Traceback (most recent call last):",
+        '  File "/usr/lib/python3/site-packages/foo.py", line 1, in handler',
+        "KeyError: 'messages'",
+        'INFO:     10.0.0.5:4242 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+    ]
+    assert classify(lines).kind is K.NONE
+
+
+def test_uncaught_traceback_is_unknown_failure() -> None:
+    # SYNTHETIC
+    lines = [
+        "Traceback (most recent call last):",
+        '  File "/usr/lib/python3/site-packages/foo.py", line 1, in main',
+        "ZeroDivisionError: division by zero",
+    ]
+    failure = classify(lines)
+    assert failure.kind is K.UNKNOWN_FAILURE
+    assert failure.evidence == ("ZeroDivisionError: division by zero",)
+
+
+def test_to_dict_round_trip() -> None:
+    failure = classify([KV_V1])
+    assert type(failure).from_dict(failure.to_dict()) == failure
+
+
+ANSI_CASES = [
+    # https://github.com/vllm-project/vllm/issues/33297 (as pasted, "^[" for ESC)
+    pytest.param(
+        "[2026-01-26T17:25:37Z] ^[[0;36m(EngineCore_DP0 pid=738)^[[0;0m ^[[31mERROR^[[0m ^[[90m01-26 09:25:37^[[0m "
+        "^[[90m[core.py:935]^[[0m ValueError: boom",
+        id="caret-escapes",
+    ),
+    pytest.param("\x1b[0;36m(EngineCore_DP0 pid=738)\x1b[0;0m ValueError: boom", id="raw-escapes"),
+    pytest.param("#033[2m#033[33m(raylet)#033[0m ValueError: boom", id="rsyslog-escapes"),
+]
+
+
+@pytest.mark.parametrize("line", ANSI_CASES)
+def test_strip_ansi_colours(line: str) -> None:
+    assert strip_prefixes(line).endswith("ValueError: boom")
+    assert "[0" not in strip_prefixes(line)
+
+
+# --- pydantic's config validation: the "Value error, ..." line decides -------------------------
+
+PYDANTIC = "pydantic_core._pydantic_core.ValidationError: 1 validation error for ModelConfig"
+
+PYDANTIC_CASES = [
+    pytest.param(
+        # SYNTHETIC, in the format of https://github.com/vllm-project/vllm/issues/26161
+        [
+            PYDANTIC,
+            "  Value error, Model architectures ['FooForCausalLM'] are not supported for now. [type=value_error]",
+        ],
+        K.MODEL_LOAD_ERROR,
+        id="architecture",
+    ),
+    pytest.param(
+        # https://github.com/vllm-project/vllm/issues/52435
+        [PYDANTIC, "Value error, Total number of attention heads (64) must be divisible by tensor parallel size (3)."],
+        K.BAD_ARGUMENTS,
+        id="heads-divisible",
+    ),
+    pytest.param(
+        # https://github.com/vllm-project/vllm/issues/26161 (the reason is not a known one)
+        [PYDANTIC, "  Value error, Expecting value: line 1 column 1 (char 0) [type=value_error]"],
+        K.BAD_ARGUMENTS,
+        id="other-reason",
+    ),
+]
+
+
+@pytest.mark.parametrize(("lines", "kind"), PYDANTIC_CASES)
+def test_pydantic_config_validation(lines: list[str], kind: FailureKind) -> None:
+    assert classify(lines).kind is kind
+
+
+def test_terminal_wrapped_mid_word_numbers() -> None:
+    # https://github.com/SergiioB/intel-arc-pro-b70-inference-cookbook/issues/4 (wrapped inside "cache")
+    lines = [
+        "(EngineCore pid=316) ValueError: To serve at least one request with the model's max seq len (100000), "
+        "(4.26 GiB KV cach",
+        "e is needed, which is larger than the available KV cache memory (4.25 GiB). Based on the avai",
+    ]
+    failure = classify(lines)
+    assert failure.numbers["kv_needed_gib"] == 4.26
+    assert failure.numbers["kv_available_gib"] == 4.25
+
+
+def test_strip_vllm_ascend_logger_prefix() -> None:
+    # https://github.com/vllm-project/vllm-ascend/issues/8938
+    line = (
+        "(Worker_DP1_TP14_EP30 pid=2493) ERROR 2026-04-25 10:01:17.340 [mooncake_connector.py:246] Mooncake "
+        "KVCacheSendingThread exception: Address already in use (addr='tcp://10.235.53.16:20012')"
+    )
+    assert strip_prefixes(line).startswith("Mooncake KVCacheSendingThread exception")
+    assert classify([line]).numbers["port"] == 20012
+
+
+def test_every_rule_literal_passes_the_gate() -> None:
+    # The gate is a cheap pre-filter: a line that a rule would match must never be dropped by it.
+    from vllm_guard.core import classify as module
+
+    for rule in module._RULES:
+        for literal in rule.literals:
+            assert any(g in literal for g in module._GATE), (rule.kind.value, literal)
+
+
+KILLED_CASES = [
+    # SYNTHETIC: the shell's report when a foreground child gets SIGKILL (no vLLM line after it)
+    pytest.param(["Loading safetensors checkpoint shards:   0% Completed | 0/4 [00:00<?, ?it/s]", "Killed"], id="bare"),
+    pytest.param(
+        ["bash: line 1:  4242 Killed                  python -m vllm.entrypoints.openai.api_server"], id="bash"
+    ),
+    # https://github.com/PKU-YuanGroup/Video-LLaVA/issues/13 (appended to a progress bar)
+    pytest.param(["Loading checkpoint shards:   0%|          | 0/2 [00:00<?, ?it/s]Killed"], id="after-progress-bar"),
+]
+
+
+@pytest.mark.parametrize("lines", KILLED_CASES)
+def test_shell_killed(lines: list[str]) -> None:
+    assert classify(lines).kind is K.HOST_OOM_KILLED
+
+
+def test_killed_words_in_benign_lines() -> None:
+    lines = [
+        "INFO 11-05 04:16:48 multiproc_worker_utils.py:124] Killing local vLLM worker processes",
+        "INFO 05-01 10:00:00 [core.py:1] The engine was not killed",
+    ]
+    assert classify(lines).kind is K.NONE
+
+
+def test_rocm_memory_access_fault() -> None:
+    # SYNTHETIC in ROCm's wording
+    line = "Memory access fault by GPU node-2 (Agent handle: 0x55d0) on address 0x7f00. Reason: Page not present."
+    assert classify([line]).kind is K.GPU_DRIVER_ERROR

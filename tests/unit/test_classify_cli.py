@@ -1,0 +1,96 @@
+"""`vllm-guard classify`: JSON and text output, stdin, exit codes, an unreadable file."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from vllm_guard.cli import main
+from vllm_guard.exitcodes import ExitCode
+
+pytestmark = pytest.mark.unit
+
+# The message of the contract example (vLLM V1 kv_cache_utils wording).
+KV_V1 = (
+    "(EngineCore_DP0 pid=18799) ERROR 10-08 20:33:48 [core.py:708] ValueError: To serve at least one request "
+    "with the model's max seq len (131072), (4.0 GiB KV cache is needed, which is larger than the available "
+    "KV cache memory (1.0 GiB). Based on the available memory, the estimated maximum model length is 32640."
+)
+BENIGN = (
+    "INFO 05-01 10:00:00 [kv_cache_utils.py:1] GPU KV cache size: 1,234,560 tokens\n"
+    "INFO:     Application startup complete.\n"
+)
+
+
+@pytest.fixture
+def logs(tmp_path: Path) -> tuple[Path, Path]:
+    bad = tmp_path / "bad.log"
+    bad.write_text(
+        KV_V1 + "\n(APIServer pid=1) RuntimeError: Engine core initialization failed. See root cause above.\n"
+    )
+    good = tmp_path / "good.log"
+    good.write_text(BENIGN)
+    return bad, good
+
+
+def test_json_one_object_per_file(logs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    bad, good = logs
+    assert main(["classify", "--json", str(bad), str(good)]) == ExitCode.WARN
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [o["file"] for o in out] == [str(bad), str(good)]
+    first = out[0]
+    assert first["schema"] == 1
+    assert first["kind"] == "kv_cache_insufficient"
+    assert first["phase"] == "profile"
+    assert first["numbers"]["max_model_len"] == 131072
+    assert first["numbers"]["estimated_max_model_len"] == 32640
+    assert first["evidence"] and first["hint"]
+    assert set(first) == {"schema", "file", "kind", "phase", "numbers", "evidence", "hint"}
+    assert out[1]["kind"] == "none"
+
+
+def test_all_benign_exits_zero(logs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    _, good = logs
+    assert main(["classify", str(good)]) == ExitCode.OK
+    assert "none" in capsys.readouterr().out
+
+
+def test_text_verdict_with_evidence(logs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    bad, _ = logs
+    assert main(["classify", str(bad)]) == ExitCode.WARN
+    out = capsys.readouterr().out
+    assert "kv_cache_insufficient (phase: profile)" in out
+    assert "estimated_max_model_len=32640" in out
+    assert "> ValueError: To serve at least one request" in out
+    assert "hint: lower --max-model-len to 32640" in out
+
+
+def test_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(KV_V1 + "\n"))
+    assert main(["classify", "--json", "-"]) == ExitCode.WARN
+    out = json.loads(capsys.readouterr().out)
+    assert out["file"] == "-"
+    assert out["kind"] == "kv_cache_insufficient"
+
+
+def test_unreadable_file_exits_66_without_traceback(
+    logs: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad, _ = logs
+    missing = tmp_path / "missing.log"
+    assert main(["classify", str(bad), str(missing)]) == ExitCode.NOINPUT
+    captured = capsys.readouterr()
+    assert captured.out == ""  # nothing printed before the error
+    assert "error[unreadable-log]" in captured.err
+    assert str(missing) in captured.err
+    assert "Traceback" not in captured.err
+
+
+def test_binary_garbage_does_not_crash(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    junk = tmp_path / "junk.log"
+    junk.write_bytes(b"\xff\xfe\x00garbage\nINFO ok\n")
+    assert main(["classify", "--json", str(junk)]) == ExitCode.OK
+    assert json.loads(capsys.readouterr().out)["kind"] == "none"

