@@ -6,7 +6,6 @@ journal fields from ``FIELDS``, metric names from the metrics module, config key
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 import shutil
@@ -32,7 +31,6 @@ CATALOG = PACKAGING / "catalog/vllm-guard.catalog"
 DASHBOARD = PACKAGING / "grafana/vllm-guard-dashboard.json"
 ALLOY = PACKAGING / "alloy/vllm-guard.alloy"
 EXAMPLE = PACKAGING / "example-config.toml"
-METRICS_MODULES = [REPO / "src/vllm_guard/core/metrics.py", REPO / "src/vllm_guard/adapters/metrics.py"]
 
 # Fields journald itself attaches (systemd.journal-fields(7)); catalog texts may name them too.
 JOURNALD_FIELDS = {"MESSAGE", "PRIORITY", "SYSLOG_IDENTIFIER", "_SYSTEMD_UNIT", "_PID", "_HOSTNAME"}
@@ -194,20 +192,39 @@ def test_constraints_pin_every_runtime_dependency() -> None:
 # -- metrics, Alloy and the dashboard
 
 
-def guard_metric_names() -> set[str]:
-    """The metric names the guard writes, read from the metrics modules' source."""
-    names: set[str] = set()
-    found = False
-    for module in METRICS_MODULES:
-        if not module.exists():
-            continue
-        found = True
-        for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                names.update(re.findall(r"^(vllm_guard_[a-z0-9_]+)$", node.value))
-    if not found:
-        pytest.skip("the metrics module (vllm_guard/core/metrics.py) is not there yet")
-    return names
+def guard_metrics() -> dict[str, set[str]]:
+    """Metric name -> its label names, read from a textfile the guard's own renderer writes with every
+    field of the snapshot set (names are never copied into this test)."""
+    from vllm_guard.core.metrics import MetricsSnapshot, PressureSample, TargetSnapshot, render_textfile
+
+    target = TargetSnapshot(
+        unit="vllm-qwen",
+        remedies={FailureKind.KV_CACHE_INSUFFICIENT.value: 1},
+        flags={"gpu_memory_utilization": 0.85},
+        last_probe_ok=True,
+        time_to_ready_s=42.0,
+        gave_up=True,
+        kv_cache_tokens=1024,
+    )
+    text = render_textfile(
+        MetricsSnapshot(up=True, targets=[target], pressure=[PressureSample("host_memory", True, "vllm-qwen")])
+    )
+    metrics: dict[str, set[str]] = {}
+    for line in text.splitlines():
+        if line.startswith("# TYPE "):
+            metrics[line.split()[2]] = set()
+        elif line and not line.startswith("#"):
+            name = re.match(r"[a-zA-Z_:][a-zA-Z0-9_:]*", line)
+            assert name is not None and name.group(0) in metrics, line
+            metrics[name.group(0)] |= set(re.findall(r'([a-zA-Z_][a-zA-Z0-9_]*)="', line))
+    for name, labels in metrics.items():
+        assert name.startswith("vllm_guard_"), name
+        assert labels or name == "vllm_guard_up", f"{name}: the snapshot above left it without samples"
+    return metrics
+
+
+# Labels Prometheus adds to every scraped sample (the node_exporter textfile is one scrape target).
+SCRAPE_LABELS = {"instance", "job"}
 
 
 def alloy_names() -> tuple[set[str], set[str]]:
@@ -261,16 +278,23 @@ def test_dashboard_has_queries_for_both_sources() -> None:
 
 
 def test_dashboard_metrics_are_metrics_the_guard_writes() -> None:
-    written = guard_metric_names()
-    used = {
-        name
-        for kind, query in dashboard_queries()
-        if kind == "prometheus"
-        for name in re.findall(r"\b(vllm_guard_[a-z0-9_]+)\b", query)
-    }
-    assert used, "the dashboard uses no vllm-guard metric"
-    assert used <= written, f"the dashboard queries metrics the guard does not write: {sorted(used - written)}"
-    assert written <= used, f"metrics without a panel: {sorted(written - used)}"
+    written = guard_metrics()
+    used: set[str] = set()
+    for kind, query in dashboard_queries():
+        if kind != "prometheus":
+            continue
+        for name, selector in re.findall(r"\b(vllm_guard_[a-z0-9_]+)\b(?:\{([^}]*)\})?", query):
+            assert name in written, f"{name} is not a metric the guard writes: {query}"
+            used.add(name)
+            for label in re.findall(r"([a-zA-Z_]+)\s*(?:=~|!~|!=|=)", selector):
+                assert label in written[name] | SCRAPE_LABELS, f"{name} has no label {label}: {query}"
+        # Aggregation labels (by (...)) are labels of the metrics the query reads.
+        names = set(re.findall(r"\b(vllm_guard_[a-z0-9_]+)\b", query))
+        labels_of_query = set().union(*(written[n] for n in names)) | SCRAPE_LABELS
+        for group in re.findall(r"\bby\s*\(([^)]*)\)", query):
+            for label in (g.strip() for g in group.split(",")):
+                assert label in labels_of_query, f"by ({label}): not a label of {sorted(names)}: {query}"
+    assert used == set(written), f"metrics without a panel: {sorted(set(written) - used)}"
 
 
 def test_dashboard_journal_names_are_fields_the_guard_writes() -> None:

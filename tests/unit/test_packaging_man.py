@@ -155,3 +155,25 @@ def test_completion_offers_exactly_the_options_of_the_verb(verb: str) -> None:
 @pytest.mark.skipif(shutil.which("bash") is None, reason="no bash")
 def test_completion_is_valid_bash() -> None:
     subprocess.run(["bash", "-n", str(COMPLETION)], check=True)
+
+
+# (what was typed, the words bash offers)
+COMPLETIONS: list[tuple[list[str], list[str]]] = [
+    (["vllm-guard", "s"], ["status", "swap"]),
+    (["vllm-guard", "plan", "--en"], ["--engine"]),
+    (["vllm-guard", "plan", "--engine", ""], ["v1", "v0"]),
+    (["vllm-guard", "demo", "-"], ["--timeout", "--real-vllm", "--help"]),
+    (["vllm-guard", "--json", "st"], ["status"]),
+]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="no bash")
+@pytest.mark.parametrize(("typed", "offered"), COMPLETIONS, ids=lambda v: " ".join(v) if isinstance(v, list) else v)
+def test_completion_offers(typed: list[str], offered: list[str]) -> None:
+    script = (
+        f"source {COMPLETION}\n"
+        f"COMP_WORDS=({' '.join(repr(w) for w in typed)}); COMP_CWORD={len(typed) - 1}\n"
+        '_vllm_guard; printf "%s\\n" "${COMPREPLY[@]}"\n'
+    )
+    out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout
+    assert out.split() == offered
