@@ -2,7 +2,7 @@
 systemd, started with ``systemctl start`` (active only through sd_notify READY=1), its journal event
 explained by ``journalctl -x`` from the shipped catalog, then removed and purged without leftovers.
 
-The steps run in order on one container (module scope): install, start, remove.
+The steps run in order on one container (module scope): install, start, reinstall, remove.
 """
 
 from __future__ import annotations
@@ -30,6 +30,9 @@ START_TIMEOUT_S = 60.0  # the guard reports READY within a few seconds; a busy 2
 # A config the guard can load inside the container: the model folder is bound read-only, the GPU
 # is the emulated one the shared test contract defines (VLLM_GUARD_FAKE_GPUS).
 CONFIG = f"""\
+[guard]
+metrics = true
+
 [[target]]
 unit = "vllm-pkgtest"
 model = "{INSIDE_PKG_DIR}/models/tiny"
@@ -129,12 +132,46 @@ def test_install_enables_the_service_and_waits_for_a_config(box: PackageBox, bui
     assert box.run("vllm-guard", "--version").stdout.strip() == f"vllm-guard {__version__}"
 
 
+def wait_for_event(box: PackageBox, kind: EventKind, after_pid: str | None = None) -> dict[str, str]:
+    """The guard's latest journal entry of this kind (from a process other than ``after_pid``)."""
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while True:
+        out = box.run(
+            "journalctl", "--no-pager", "-o", "json", "SYSLOG_IDENTIFIER=vllm-guard", f"MESSAGE_ID={kind.message_id}"
+        ).stdout
+        entries = [json.loads(line) for line in out.splitlines() if line.strip()]
+        fresh = [e for e in entries if e.get("_PID") != after_pid]
+        if fresh:
+            return dict(fresh[-1])
+        assert time.monotonic() < deadline, f"the guard sent no {kind.name.lower()} event"
+        time.sleep(1)
+
+
+def assert_explained(box: PackageBox, entry: dict[str, str]) -> None:
+    """journalctl -x shows the entry with its catalog text, the entry's fields substituted."""
+    explained = box.run(
+        "journalctl", "--no-pager", "-x", f"MESSAGE_ID={entry['MESSAGE_ID']}", f"_PID={entry['_PID']}"
+    ).stdout
+    subject = re.sub(
+        r"@([A-Z0-9_]+)@",
+        lambda m: str(entry.get(m.group(1), m.group(1))),
+        CATALOG[entry["MESSAGE_ID"]]["headers"]["Subject"],
+    )
+    assert f"Subject: {subject}" in explained, explained
+    assert "Defined-By: vllm-guard" in explained, explained
+    first_body_line = CATALOG[entry["MESSAGE_ID"]]["body"].splitlines()[0]
+    assert first_body_line.split("@")[0].strip() in explained, explained
+    assert "@VLLM_GUARD_" not in explained
+
+
 def test_start_reaches_active_through_sd_notify_and_journalctl_explains_its_event(box: PackageBox) -> None:
     box.sh(f"install -D -m 0644 /dev/stdin /etc/vllm-guard/config.toml <<'EOF'\n{CONFIG}EOF")
     box.sh(
         "install -D -m 0644 /dev/stdin /etc/systemd/system/vllm-guard.service.d/fake-gpu.conf <<'EOF'\n"
         f"[Service]\nEnvironment=VLLM_GUARD_FAKE_GPUS={INSIDE_PKG_DIR}/gpus.json\nEOF"
     )
+    # node_exporter's textfile folder (its package makes it); the unit may write there and nowhere else.
+    box.run("mkdir", "-p", "/var/lib/prometheus/node-exporter")
     box.run("vllm-guard", "install", "--no-reload")
     assert box.exists("/etc/systemd/system/vllm-pkgtest.service")
     box.run("systemctl", "daemon-reload")
@@ -146,29 +183,42 @@ def test_start_reaches_active_through_sd_notify_and_journalctl_explains_its_even
     # Type=notify: `systemctl start` returns once the guard sent READY=1, so active means notified.
     assert start.returncode == 0, f"{start.stderr}\n{shown}\n{box.journal_text(80)}"
     assert (shown["ActiveState"], shown["SubState"]) == ("active", "running"), shown
+    assert shown["StatusText"], "the guard sends a STATUS= line with READY=1"
 
-    # The guard's first event with a MESSAGE_ID, and what journalctl -x says about it.
+    started = wait_for_event(box, EventKind.GUARD_STARTED)
+    assert started["VLLM_GUARD_VERSION"] == __version__
+    assert_explained(box, started)
+    # A reload (SIGHUP) is another event, explained the same way.
+    box.run("systemctl", "reload", "vllm-guard.service")
+    assert_explained(box, wait_for_event(box, EventKind.CONFIG_RELOADED))
+
+
+def test_metrics_textfile_is_written_under_the_hardened_unit(box: PackageBox) -> None:
+    """guard.metrics = true: the textfile appears where node_exporter reads it, despite ProtectSystem=strict."""
+    if "write_textfile" not in (REPO / "src/vllm_guard/app/daemon.py").read_text(encoding="utf-8"):
+        pytest.skip("the daemon does not write the metrics textfile in this version")
+    if box.show("vllm-guard.service", "ActiveState")["ActiveState"] != "active":
+        pytest.skip("the guard is not running (see the test above)")
+
+    def metrics() -> str:
+        return box.run("cat", "/var/lib/prometheus/node-exporter/vllm_guard.prom", check=False).stdout
+
     deadline = time.monotonic() + START_TIMEOUT_S
-    entry: dict[str, str] | None = None
-    while entry is None:
-        out = box.run("journalctl", "--no-pager", "-o", "json", "SYSLOG_IDENTIFIER=vllm-guard").stdout
-        entries = [json.loads(line) for line in out.splitlines() if line.strip()]
-        entry = next((e for e in entries if e.get("MESSAGE_ID") in CATALOG), None)
-        assert entry is not None or time.monotonic() < deadline, "the guard sent no event with a MESSAGE_ID"
-        if entry is None:
-            time.sleep(1)
-    assert entry is not None
-    explained = box.run(
-        "journalctl", "--no-pager", "-x", f"MESSAGE_ID={entry['MESSAGE_ID']}", f"_PID={entry['_PID']}"
-    ).stdout
-    subject = re.sub(
-        r"@([A-Z0-9_]+)@",
-        lambda m: str(entry.get(m.group(1), m.group(1))),
-        CATALOG[entry["MESSAGE_ID"]]["headers"]["Subject"],
-    )
-    assert f"Subject: {subject}" in explained, explained
-    assert "Defined-By: vllm-guard" in explained, explained
-    assert "@VLLM_GUARD_" not in explained
+    while "vllm_guard_up 1" not in metrics():
+        assert time.monotonic() < deadline, f"no metrics textfile: {box.journal_text(40)}"
+        time.sleep(1)
+
+
+def test_reinstall_restarts_the_running_guard(box: PackageBox, built_deb: Path) -> None:
+    """An upgrade (here: the same version again) restarts the running guard, as dh_installsystemd does."""
+    before = box.show("vllm-guard.service", "MainPID", "ActiveState")
+    if before["ActiveState"] != "active":
+        pytest.skip("the guard is not running (see the test above)")
+    box.run("dpkg", "-i", f"{INSIDE_PKG_DIR}/{built_deb.name}", timeout=300)
+    after = box.show("vllm-guard.service", "MainPID", "ActiveState")
+    assert after["ActiveState"] == "active", after
+    assert after["MainPID"] != before["MainPID"], "the guard was not restarted on upgrade"
+    wait_for_event(box, EventKind.GUARD_STARTED, after_pid=before["MainPID"])
 
 
 def test_remove_then_purge_leave_nothing_behind(box: PackageBox) -> None:
@@ -195,6 +245,7 @@ def test_remove_then_purge_leave_nothing_behind(box: PackageBox) -> None:
         "/etc/vllm-guard/config.toml.example",
         "/etc/vllm-guard/config.d",
         "/var/lib/vllm-guard",
+        "/var/lib/prometheus/node-exporter/vllm_guard.prom",
         "/etc/systemd/system/multi-user.target.wants/vllm-guard.service",
     ):
         assert not box.exists(gone), f"{gone} is left after dpkg --purge"
