@@ -328,3 +328,17 @@ def test_dashboard_template_fields_exist() -> None:
         for field in re.findall(r"\{\{\s*\.?([A-Za-z_]+)\s*\}\}", query):
             if kind == "loki":
                 assert field in labels | metadata | {"__line__"}, f"{field} in {query}"
+
+
+def test_dashboard_panels_do_not_overlap() -> None:
+    dash = json.loads(DASHBOARD.read_text(encoding="utf-8"))
+    cells: dict[tuple[int, int], str] = {}
+    ids = [p["id"] for p in dash["panels"]]
+    assert len(ids) == len(set(ids)), "panel ids repeat"
+    for panel in dash["panels"]:
+        g = panel["gridPos"]
+        assert g["x"] + g["w"] <= 24, f"{panel['title']} is wider than the grid"
+        for x in range(g["x"], g["x"] + g["w"]):
+            for y in range(g["y"], g["y"] + g["h"]):
+                assert (x, y) not in cells, f"{panel['title']} overlaps {cells[(x, y)]}"
+                cells[(x, y)] = panel["title"]
