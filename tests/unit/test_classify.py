@@ -616,3 +616,68 @@ def test_rocm_memory_access_fault() -> None:
     # SYNTHETIC in ROCm's wording
     line = "Memory access fault by GPU node-2 (Agent handle: 0x55d0) on address 0x7f00. Reason: Page not present."
     assert classify([line]).kind is K.GPU_DRIVER_ERROR
+
+
+def test_vram_held_hint_names_the_fraction_that_fits() -> None:
+    # https://github.com/vllm-project/vllm/issues/20305
+    line = (
+        "ValueError: Free memory on device (31.44/47.38 GiB) on startup is less than desired GPU memory "
+        "utilization (0.95, 45.01 GiB)."
+    )
+    assert "below 0.66" in classify([line]).hint
+
+
+SYSTEMD_CASES = [
+    # SYNTHETIC, in systemd 252's wording: a start that timed out, then SIGKILL after the stop timeout
+    pytest.param(
+        [
+            "vllm-qwen.service: start operation timed out. Terminating.",
+            "vllm-qwen.service: State 'stop-sigterm' timed out. Killing.",
+            "vllm-qwen.service: Killing process 4242 (python3) with signal SIGKILL.",
+            "vllm-qwen.service: Main process exited, code=killed, status=9/KILL",
+            "vllm-qwen.service: Failed with result 'timeout'.",
+        ],
+        K.UNKNOWN_FAILURE,
+        id="start-timeout",
+    ),
+    pytest.param(
+        [
+            "vllm-qwen.service: Main process exited, code=exited, status=1/FAILURE",
+            "vllm-qwen.service: Failed with result 'exit-code'.",
+        ],
+        K.UNKNOWN_FAILURE,
+        id="exit-code",
+    ),
+    pytest.param(
+        [
+            "vllm-qwen.service: Main process exited, code=killed, status=9/KILL",
+            "vllm-qwen.service: Failed with result 'signal'.",
+        ],
+        K.HOST_OOM_KILLED,
+        id="memory-cgroup-kill-without-memorymax",  # SANDBOX.md: what a cgroup v1 limit kill looks like
+    ),
+    pytest.param(
+        ["vllm-qwen.service: Main process exited, code=killed, status=7/BUS"],
+        K.SHM_EXHAUSTED,
+        id="sigbus",
+    ),
+    pytest.param(
+        ["vllm-qwen.service: Main process exited, code=dumped, status=11/SEGV"],
+        K.UNKNOWN_FAILURE,
+        id="segv",
+    ),
+]
+
+
+@pytest.mark.parametrize(("lines", "kind"), SYSTEMD_CASES)
+def test_systemd_lines(lines: list[str], kind: FailureKind) -> None:
+    failure = classify(lines)
+    assert failure.kind is kind
+
+
+def test_info_lines_are_skipped_but_not_a_joined_error() -> None:
+    # SYNTHETIC: an INFO line with a failure's words stays benign; a paste that joined an error onto
+    # an INFO line is still read.
+    assert classify(["INFO 05-01 10:00:00 [worker.py:1] Memory cgroup out of memory: nothing to see"]).kind is K.NONE
+    joined = f"INFO 05-01 10:00:00 [core.py:1] Waiting ERROR 05-01 10:00:01 [core.py:2] {KV_V1}"
+    assert classify([joined]).kind is K.KV_CACHE_INSUFFICIENT

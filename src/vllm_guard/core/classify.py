@@ -881,6 +881,12 @@ def _hint(kind: FailureKind, n: Mapping[str, float | int | str]) -> str:
     if kind is K.HOST_OOM_KILLED:
         return "host RAM ran out: lower --swap-space/--cpu-offload-gb, add swap, or raise the unit's MemoryMax="
     if kind is K.VRAM_HELD:
+        if "gpu_free_gib" in n and "gpu_total_gib" in n:
+            free, total = float(n["gpu_free_gib"]), float(n["gpu_total_gib"])
+            return (
+                f"another process holds GPU memory ({free:g} of {total:g} GiB free): stop it (nvidia-smi) "
+                f"or lower --gpu-memory-utilization below {free / total:.2f}"
+            )
         return "another process holds GPU memory: stop it (nvidia-smi) or lower --gpu-memory-utilization"
     if kind is K.SHM_EXHAUSTED:
         return "/dev/shm is too small: enlarge it (docker --shm-size / --ipc=host) or set NCCL_SHM_DISABLE=1"
@@ -940,6 +946,10 @@ def _match(rule: _Rule, line: str, lines: Sequence[str], index: int) -> _Hit | N
     return _Hit(rule, index, text, numbers)
 
 
+# vLLM's logger at INFO or DEBUG: "INFO 11-30 05:00:00 [core.py:1] ..." (the year-less date is its own)
+_QUIET_RE = re.compile(r"(?:^|[\s)\]])(?:INFO|DEBUG) (?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d")
+
+
 def _scan(lines: Sequence[str]) -> tuple[list[_Hit], list[int]]:
     """Rule hits, and the indexes of exception lines that end a traceback."""
     hits: list[_Hit] = []
@@ -947,7 +957,12 @@ def _scan(lines: Sequence[str]) -> tuple[list[_Hit], list[int]]:
     in_traceback = False
     gate = _GATE
     rules = _RULES
+    quiet = _QUIET_RE.search
     for index, line in enumerate(lines):
+        # vLLM's own INFO/DEBUG lines never carry a failure: skip them cheaply (most lines of a log),
+        # unless the line is a paste that joined an error onto them.
+        if ("INFO " in line or "DEBUG " in line) and quiet(line) and "rror" not in line and "xception" not in line:
+            continue
         for g in gate:
             if g in line:
                 break
