@@ -681,3 +681,19 @@ def test_info_lines_are_skipped_but_not_a_joined_error() -> None:
     assert classify(["INFO 05-01 10:00:00 [worker.py:1] Memory cgroup out of memory: nothing to see"]).kind is K.NONE
     joined = f"INFO 05-01 10:00:00 [core.py:1] Waiting ERROR 05-01 10:00:01 [core.py:2] {KV_V1}"
     assert classify([joined]).kind is K.KV_CACHE_INSUFFICIENT
+
+
+def test_logged_prompts_are_not_failures() -> None:
+    # SYNTHETIC, in vLLM's request-logging format: a user asks about an error they saw
+    line = (
+        "(APIServer pid=1) INFO 05-01 10:00:00 [logger.py:43] Received request chatcmpl-1: prompt: 'Why do I get "
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB?', params: SamplingParams(n=1)"
+    )
+    assert classify([line]).kind is K.NONE
+
+
+def test_systemd_oom_kill_result_is_final() -> None:
+    # systemd says the kernel killed it for memory: that beats a CUDA OOM line earlier in the log
+    failure = classify([OOM], SystemdOutcome(result="oom-kill", signal="KILL"))
+    assert failure.kind is K.HOST_OOM_KILLED
+    assert failure.numbers["signal"] == 9

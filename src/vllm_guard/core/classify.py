@@ -8,20 +8,30 @@ Usage::
 
 How it reads a log:
 
-1. One pass over the lines. A line is looked at closely only when it holds one of a few cheap
-   substrings (``_GATE``); nearly every line of a healthy server fails that test at C speed.
+1. One pass over the lines. vLLM's own INFO/DEBUG lines (most of any log) are skipped after one
+   substring test and one anchored regex; so are request logs, which quote users' text. Any other
+   line is looked at closely only when it holds one of about a hundred fixed substrings
+   (``_GATE``, each tested with ``in`` at C speed); a unit test checks that every rule's literal
+   contains one of them, so this pre-filter never hides a line a rule would match.
 2. Each close look tries the rules (``_RULES``): literal substrings first, then one precompiled
-   regular expression, then the numbers. The rules are keyed on the stable texts of vLLM, PyTorch,
-   NCCL, Hugging Face, argparse, systemd and the kernel, in their wordings across versions.
+   regular expression, then the numbers (read from the line and, for messages wrapped over lines,
+   from the next few). The rules are keyed on the stable texts of vLLM, PyTorch, NCCL, Hugging
+   Face, argparse, pydantic, Ray, systemd and the kernel, in their wordings across versions.
 3. Every hit has a tier. The verdict is the first hit of the best tier: a specific root cause
-   (tier 1) beats systemd's bare SIGKILL (2), which beats a distributed error (3, usually another
-   rank's echo), an engine-dead report (4) and a bare error (5). So the wrapper
+   (tier 1) beats pydantic's generic "validation error for ModelConfig" (2, the next line says
+   why), systemd's bare SIGKILL (3), a distributed error (4, usually another rank's echo), an
+   engine-dead report (5) and a bare error or uncaught traceback (6). So the wrapper
    ``Engine core initialization failed. See root cause above`` never hides the cause above it, and
-   alone gives ``unknown_failure``.
+   alone gives ``unknown_failure``. A traceback followed by more serving is not a failure.
 4. A CUDA OOM's phase comes from the traceback around it (``load_model`` -> load, ``profile_run``,
    ``determine_available_memory``, ``capture_model``, ``_dummy_sampler_run`` ... -> profile), or
    else from the last start-up milestone the log printed before it (weights loading, memory
-   profiling, CUDA-graph capture, "Application startup complete" -> serve).
+   profiling, CUDA-graph capture, "Application startup complete", request handling -> serve), or
+   else from the other ranks' next milestone. With no clue at all it is ``cuda_oom_profile`` with
+   phase ``unknown``: profiling is the start-up's most memory-hungry step.
+5. systemd's outcome, where given, is one more hit: ``oom-kill`` is a root cause; a SIGKILL is
+   ``host_oom_killed`` unless systemd killed it itself after a stop timeout; SIGBUS is
+   ``shm_exhausted``; any other failed result is ``unknown_failure`` when nothing better is known.
 
 Choices worth knowing:
 
@@ -946,14 +956,26 @@ def _match(rule: _Rule, line: str, lines: Sequence[str], index: int) -> _Hit | N
     return _Hit(rule, index, text, numbers)
 
 
+# Request and response logging (--enable-log-requests / --enable-log-outputs) quotes users' text,
+# which may well talk about errors: never read it as the server's own failure.
+_REQUEST_LOG = "Received request"
+_OUTPUT_LOG = "Generated response"
 # vLLM's logger at INFO or DEBUG: "INFO 11-30 05:00:00 [core.py:1] ..." (the year-less date is its own)
 _QUIET_RE = re.compile(r"(?:^|[\s)\]])(?:INFO|DEBUG) (?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d")
 
 
-def _scan(lines: Sequence[str]) -> tuple[list[_Hit], list[int]]:
-    """Rule hits, and the indexes of exception lines that end a traceback."""
-    hits: list[_Hit] = []
-    exception_lines: list[int] = []
+@dataclass
+class _Scan:
+    hits: list[_Hit] = field(default_factory=list)
+    exception_lines: list[int] = field(default_factory=list)  # exception lines that end a traceback
+    killed_by_systemd: bool = False  # systemd itself sent SIGKILL (stop timeout): not an OOM kill
+
+
+def _scan(lines: Sequence[str]) -> _Scan:
+    """One pass over the lines: rule hits, uncaught exceptions, systemd's own kills."""
+    scan = _Scan()
+    hits = scan.hits
+    exception_lines = scan.exception_lines
     in_traceback = False
     gate = _GATE
     rules = _RULES
@@ -961,7 +983,11 @@ def _scan(lines: Sequence[str]) -> tuple[list[_Hit], list[int]]:
     for index, line in enumerate(lines):
         # vLLM's own INFO/DEBUG lines never carry a failure: skip them cheaply (most lines of a log),
         # unless the line is a paste that joined an error onto them.
-        if ("INFO " in line or "DEBUG " in line) and quiet(line) and "rror" not in line and "xception" not in line:
+        if (
+            ("INFO " in line or "DEBUG " in line)
+            and quiet(line)
+            and (("rror" not in line and "xception" not in line) or _REQUEST_LOG in line or _OUTPUT_LOG in line)
+        ):
             continue
         for g in gate:
             if g in line:
@@ -970,6 +996,8 @@ def _scan(lines: Sequence[str]) -> tuple[list[_Hit], list[int]]:
             continue
         if _TRACEBACK in line:
             in_traceback = True
+        if "timed out. Killing" in line or "Killing process" in line:
+            scan.killed_by_systemd = True
         found = False
         for rule in rules:
             hit = _match(rule, line, lines, index)
@@ -984,7 +1012,7 @@ def _scan(lines: Sequence[str]) -> tuple[list[_Hit], list[int]]:
             if _EXC_LINE_RE.match(text):
                 exception_lines.append(index)
                 in_traceback = False
-    return hits, exception_lines
+    return scan
 
 
 def _recovered_after(lines: Sequence[str], index: int) -> bool:
@@ -996,11 +1024,7 @@ def _recovered_after(lines: Sequence[str], index: int) -> bool:
     return False
 
 
-def _killed_by_systemd(lines: Sequence[str]) -> bool:
-    return any("timed out. Killing" in line or "Killing process" in line for line in lines)
-
-
-def _outcome_hit(outcome: SystemdOutcome | None, lines: Sequence[str]) -> _Hit | None:
+def _outcome_hit(outcome: SystemdOutcome | None, lines: Sequence[str], killed_by_systemd: bool) -> _Hit | None:
     if outcome is None:
         return None
     result = (outcome.result or "").lower()
@@ -1021,8 +1045,9 @@ def _outcome_hit(outcome: SystemdOutcome | None, lines: Sequence[str]) -> _Hit |
     ]
     text = "systemd: " + " ".join(said)
     if result == "oom-kill":
-        return _Hit(_Rule(K.HOST_OOM_KILLED, _ROOT, ()), len(lines), text, numbers)
-    if "signal" in numbers and not _killed_by_systemd(lines):
+        # systemd's word on how the process ended is final: it goes before any line of the log
+        return _Hit(_Rule(K.HOST_OOM_KILLED, _ROOT, ()), -1, text, numbers)
+    if "signal" in numbers and not killed_by_systemd:
         return _Hit(_Rule(K.HOST_OOM_KILLED, _KILLED, ()), len(lines), text, numbers)
     if signal == "BUS" or signal == "7":
         return _Hit(_Rule(K.SHM_EXHAUSTED, _KILLED, ()), len(lines), text, numbers)
@@ -1050,15 +1075,16 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
     ``lines`` are raw messages in order, with or without prefixes; ``outcome`` is systemd's result
     for the attempt where known.
     """
-    hits, exception_lines = _scan(lines)
+    scan = _scan(lines)
+    hits, exception_lines = scan.hits, scan.exception_lines
     if exception_lines:
         last = exception_lines[-1]
         if not _recovered_after(lines, last):
             rule = _Rule(K.UNKNOWN_FAILURE, _BARE, ())
             hits.extend(_Hit(rule, i, strip_prefixes(lines[i])) for i in exception_lines[:1])
-    if _killed_by_systemd(lines):
+    if scan.killed_by_systemd:
         hits = [h for h in hits if h.rule.tier != _KILLED]
-    extra = _outcome_hit(outcome, lines)
+    extra = _outcome_hit(outcome, lines, scan.killed_by_systemd)
     if extra is not None:
         hits.append(extra)
     if not hits:
@@ -1071,7 +1097,7 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
 
     phase = first.rule.phase or Phase.UNKNOWN
     if first.rule.phase is None and lines:
-        phase = _oom_phase(lines, min(first.index, len(lines) - 1))
+        phase = _oom_phase(lines, min(max(first.index, 0), len(lines) - 1))
         if first.rule.kind is K.CUDA_OOM_RUNTIME:
             kind = _OOM_KIND_BY_PHASE[phase]
 
