@@ -697,3 +697,15 @@ def test_systemd_oom_kill_result_is_final() -> None:
     failure = classify([OOM], SystemdOutcome(result="oom-kill", signal="KILL"))
     assert failure.kind is K.HOST_OOM_KILLED
     assert failure.numbers["signal"] == 9
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # SYNTHETIC: recovered OOMs logged as warnings (wordings used by libraries that retry)
+        "WARNING 05-01 10:00:00 [x.py:1] CUDA out of memory during resize; falling back to CPU",
+        "WARNING 05-01 10:00:00 [x.py:1] CUDA out of memory. Reducing batch size and retrying.",
+    ],
+)
+def test_recovered_oom_warnings(line: str) -> None:
+    assert classify([line]).kind is K.NONE

@@ -173,6 +173,7 @@ _GATE = (
     "NVML",
     "NO_DEVICE",
     "access fault",
+    "SIGBUS",
 )
 
 
@@ -481,7 +482,15 @@ _RULES: tuple[_Rule, ...] = (
             "not enough GPU memory",
         ),
         regex=_OOM_RE,
-        unless=("running out of memory", "ray.exceptions", "Memory cgroup", "Out of memory: Killed"),
+        # a recovered OOM ("... falling back to ...", "... retrying") is a warning, not the failure
+        unless=(
+            "running out of memory",
+            "ray.exceptions",
+            "Memory cgroup",
+            "Out of memory: Killed",
+            "alling back",
+            "etrying",
+        ),
         numbers=_oom_numbers,
     ),
     # --- /dev/shm
@@ -492,11 +501,12 @@ _RULES: tuple[_Rule, ...] = (
             "No space left on device",
             "shared memory segment",
             "Bus error",
+            "SIGBUS received",
             "unable to write to file </torch_",
             "status=7/BUS",
         ),
         regex=re.compile(
-            r"Error while creating shared memory segment|Bus error|unable to write to file </torch_"
+            r"Error while creating shared memory segment|Bus error|SIGBUS received|unable to write to file </torch_"
             r"|status=7/BUS|" + _SHM_NOSPACE_RE.pattern
         ),
     ),
