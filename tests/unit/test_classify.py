@@ -709,3 +709,12 @@ def test_systemd_oom_kill_result_is_final() -> None:
 )
 def test_recovered_oom_warnings(line: str) -> None:
     assert classify([line]).kind is K.NONE
+
+
+def test_quantization_needs_a_newer_gpu() -> None:
+    # SYNTHETIC, in vLLM's config check wording (fp8 on a Turing GPU)
+    line = (
+        "ValueError: The quantization method fp8 is not supported for the current GPU. Minimum capability: 80. "
+        "Current capability: 75."
+    )
+    assert classify([line]).kind is K.BAD_ARGUMENTS

@@ -364,7 +364,7 @@ _ARCH_RE = re.compile(
     r"header"
     r"|HeaderTooLarge|MetadataIncompleteBuffer|Can't load (?:tokenizer|the configuration|config)"
     r"|Unknown quantization method|Cannot find the config file|KeyError: 'model\.|incomplete metadata"
-    r"|doesn't have a tokenizer|not a string|invalid load key|PytorchStreamReader failed"
+    r"|doesn't have a tokenizer|invalid load key|PytorchStreamReader failed"
 )
 _BAD_ARGS_RE = re.compile(
     r"User-specified max_model_len \(\d+\) is greater than"
@@ -374,6 +374,7 @@ _BAD_ARGS_RE = re.compile(
     r"|Tensor parallel size \(\d+\) cannot be larger than|should be less than or equal to the number of GPUs"
     r"|exceeds the number of available GPUs|gpu_memory_utilization must be|Unknown dtype"
     r"|is not supported for quantization method|Invalid value for"
+    r"|quantization method \S+ is not supported for the current GPU"
 )
 _DRIVER_RE = re.compile(
     r"Found no NVIDIA driver|NVIDIA driver on your system is too old|CUDA driver version is insufficient"
@@ -545,6 +546,7 @@ _RULES: tuple[_Rule, ...] = (
             "gpu_memory_utilization must",
             "Unknown dtype",
             "not supported for quantization",
+            "not supported for the current GPU",
             "Invalid value for",
         ),
         regex=_BAD_ARGS_RE,
