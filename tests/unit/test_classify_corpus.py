@@ -119,7 +119,7 @@ SHIPPER_PREFIXES = [
 @pytest.mark.parametrize("prefix", SHIPPER_PREFIXES)
 def test_corpus_verdicts_survive_shipper_prefixes(prefix: str) -> None:
     changed = []
-    for kind, path in CASES:
+    for _, path in CASES:
         lines = _lines(path)
         plain = classify(lines)
         shipped = classify([prefix + line for line in lines])
