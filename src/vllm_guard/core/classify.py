@@ -174,6 +174,7 @@ _GATE = (
     "NO_DEVICE",
     "access fault",
     "SIGBUS",
+    "Exited (137)",
 )
 
 
@@ -257,7 +258,7 @@ _PORT_RE = re.compile(
     r"|\bport[:=]? ?(\d{1,5})\b"  # torch's TCPStore: port: 29500
     r"|addr='[a-z]+://[^']*:(\d{1,5})'"  # zmq: (addr='tcp://127.0.0.1:5570')
 )
-_KILLED_PID_RE = re.compile(r"Killed process (\d+)")
+_KILLED_PID_RE = re.compile(r"Kill(?:ed)? process (\d+)")
 _SYSTEMD_STATUS_RE = re.compile(r"code=(exited|killed|dumped), status=(\d+)(?:/(\w+))?")
 _MAXLEN_USER_RE = re.compile(r"User-specified max_model_len \((\d+)\)")
 _ARGS_PORT_RE = re.compile(r"""\bport['"]?(?:=|: ?)(\d{1,5})\b""")
@@ -459,6 +460,8 @@ _RULES: tuple[_Rule, ...] = (
             "oom_kill_process",
             "killed due to memory pressure",
             "exceeds the memory usage threshold",
+            "OOMKilled",  # Kubernetes: a container's last state
+            "Out of memory: Kill process",  # kernels before 4.19
         ),
         numbers=_host_numbers,
     ),
@@ -626,7 +629,12 @@ _RULES: tuple[_Rule, ...] = (
         regex=_DRIVER_RE,
     ),
     # --- systemd's bare SIGKILL (no better cause)
-    _Rule(K.HOST_OOM_KILLED, _KILLED, ("status=9/KILL", "exited with code 137"), numbers=_systemd_numbers),
+    _Rule(
+        K.HOST_OOM_KILLED,
+        _KILLED,
+        ("status=9/KILL", "exited with code 137", "Exited (137)"),
+        numbers=_systemd_numbers,
+    ),
     # a shell's job report when its child got SIGKILL: "Killed", "bash: line 1: 123 Killed  python ..."
     _Rule(
         K.HOST_OOM_KILLED,
