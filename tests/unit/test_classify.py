@@ -738,3 +738,15 @@ def test_host_oom_wordings(lines: list[str], numbers: dict[str, int]) -> None:
     assert failure.kind is K.HOST_OOM_KILLED
     for key, value in numbers.items():
         assert failure.numbers[key] == value
+
+
+def test_evidence_keeps_each_text_once() -> None:
+    # https://github.com/vllm-project/vllm/issues/14452: every worker prints the same sampler OOM
+    text = (
+        "RuntimeError: CUDA out of memory occurred when warming up sampler with 1024 dummy requests. Please try "
+        "lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine."
+    )
+    lines = [
+        f"(VllmWorker rank={r} pid={100 + r}) ERROR 03-16 06:12:38 [multiproc_executor.py:375] {text}" for r in range(8)
+    ]
+    assert classify(lines).evidence == (text,)
