@@ -110,6 +110,8 @@ _GATE = (
     "ation fault",
     "dumped",
     "exited",
+    "/EXEC",
+    "executable",
     "Not Found",
     "NotFound",
     "not a valid",
@@ -525,6 +527,8 @@ _RULES: tuple[_Rule, ...] = (
     ),
     # --- argparse and config validation
     _Rule(K.BAD_ARGUMENTS, _ROOT, (": error: ",), regex=_ARGPARSE_RE),
+    # systemd could not start the command at all (a wrong path in ExecStart=/ExecStartPost=): 203/EXEC
+    _Rule(K.BAD_ARGUMENTS, _ROOT, ("Failed at step EXEC spawning", "status=203/EXEC", "Failed to locate executable")),
     # pydantic's "N validation error for ModelConfig": the next line ("Value error, ...") says why,
     # and may name the model rather than an argument, so a specific rule on it wins.
     _Rule(
