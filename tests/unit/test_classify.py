@@ -616,3 +616,137 @@ def test_rocm_memory_access_fault() -> None:
     # SYNTHETIC in ROCm's wording
     line = "Memory access fault by GPU node-2 (Agent handle: 0x55d0) on address 0x7f00. Reason: Page not present."
     assert classify([line]).kind is K.GPU_DRIVER_ERROR
+
+
+def test_vram_held_hint_names_the_fraction_that_fits() -> None:
+    # https://github.com/vllm-project/vllm/issues/20305
+    line = (
+        "ValueError: Free memory on device (31.44/47.38 GiB) on startup is less than desired GPU memory "
+        "utilization (0.95, 45.01 GiB)."
+    )
+    assert "below 0.66" in classify([line]).hint
+
+
+SYSTEMD_CASES = [
+    # SYNTHETIC, in systemd 252's wording: a start that timed out, then SIGKILL after the stop timeout
+    pytest.param(
+        [
+            "vllm-qwen.service: start operation timed out. Terminating.",
+            "vllm-qwen.service: State 'stop-sigterm' timed out. Killing.",
+            "vllm-qwen.service: Killing process 4242 (python3) with signal SIGKILL.",
+            "vllm-qwen.service: Main process exited, code=killed, status=9/KILL",
+            "vllm-qwen.service: Failed with result 'timeout'.",
+        ],
+        K.UNKNOWN_FAILURE,
+        id="start-timeout",
+    ),
+    pytest.param(
+        [
+            "vllm-qwen.service: Main process exited, code=exited, status=1/FAILURE",
+            "vllm-qwen.service: Failed with result 'exit-code'.",
+        ],
+        K.UNKNOWN_FAILURE,
+        id="exit-code",
+    ),
+    pytest.param(
+        [
+            "vllm-qwen.service: Main process exited, code=killed, status=9/KILL",
+            "vllm-qwen.service: Failed with result 'signal'.",
+        ],
+        K.HOST_OOM_KILLED,
+        id="memory-cgroup-kill-without-memorymax",  # SANDBOX.md: what a cgroup v1 limit kill looks like
+    ),
+    pytest.param(
+        ["vllm-qwen.service: Main process exited, code=killed, status=7/BUS"],
+        K.SHM_EXHAUSTED,
+        id="sigbus",
+    ),
+    pytest.param(
+        ["vllm-qwen.service: Main process exited, code=dumped, status=11/SEGV"],
+        K.UNKNOWN_FAILURE,
+        id="segv",
+    ),
+]
+
+
+@pytest.mark.parametrize(("lines", "kind"), SYSTEMD_CASES)
+def test_systemd_lines(lines: list[str], kind: FailureKind) -> None:
+    failure = classify(lines)
+    assert failure.kind is kind
+
+
+def test_info_lines_are_skipped_but_not_a_joined_error() -> None:
+    # SYNTHETIC: an INFO line with a failure's words stays benign; a paste that joined an error onto
+    # an INFO line is still read.
+    assert classify(["INFO 05-01 10:00:00 [worker.py:1] Memory cgroup out of memory: nothing to see"]).kind is K.NONE
+    joined = f"INFO 05-01 10:00:00 [core.py:1] Waiting ERROR 05-01 10:00:01 [core.py:2] {KV_V1}"
+    assert classify([joined]).kind is K.KV_CACHE_INSUFFICIENT
+
+
+def test_logged_prompts_are_not_failures() -> None:
+    # SYNTHETIC, in vLLM's request-logging format: a user asks about an error they saw
+    line = (
+        "(APIServer pid=1) INFO 05-01 10:00:00 [logger.py:43] Received request chatcmpl-1: prompt: 'Why do I get "
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB?', params: SamplingParams(n=1)"
+    )
+    assert classify([line]).kind is K.NONE
+
+
+def test_systemd_oom_kill_result_is_final() -> None:
+    # systemd says the kernel killed it for memory: that beats a CUDA OOM line earlier in the log
+    failure = classify([OOM], SystemdOutcome(result="oom-kill", signal="KILL"))
+    assert failure.kind is K.HOST_OOM_KILLED
+    assert failure.numbers["signal"] == 9
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # SYNTHETIC: recovered OOMs logged as warnings (wordings used by libraries that retry)
+        "WARNING 05-01 10:00:00 [x.py:1] CUDA out of memory during resize; falling back to CPU",
+        "WARNING 05-01 10:00:00 [x.py:1] CUDA out of memory. Reducing batch size and retrying.",
+    ],
+)
+def test_recovered_oom_warnings(line: str) -> None:
+    assert classify([line]).kind is K.NONE
+
+
+def test_quantization_needs_a_newer_gpu() -> None:
+    # SYNTHETIC, in vLLM's config check wording (fp8 on a Turing GPU)
+    line = (
+        "ValueError: The quantization method fp8 is not supported for the current GPU. Minimum capability: 80. "
+        "Current capability: 75."
+    )
+    assert classify([line]).kind is K.BAD_ARGUMENTS
+
+
+HOST_CASES = [
+    # SYNTHETIC, in the wordings of kubectl describe, docker ps and kernels before 4.19
+    pytest.param(["      Reason:       OOMKilled", "      Exit Code:    137"], {}, id="kubernetes"),
+    pytest.param(["vllm-openai   Exited (137) 5 seconds ago"], {}, id="docker-ps"),
+    pytest.param(
+        ["kernel: Out of memory: Kill process 31337 (python3) score 912 or sacrifice child"],
+        {"killed_pid": 31337},
+        id="old-kernel",
+    ),
+]
+
+
+@pytest.mark.parametrize(("lines", "numbers"), HOST_CASES)
+def test_host_oom_wordings(lines: list[str], numbers: dict[str, int]) -> None:
+    failure = classify(lines)
+    assert failure.kind is K.HOST_OOM_KILLED
+    for key, value in numbers.items():
+        assert failure.numbers[key] == value
+
+
+def test_evidence_keeps_each_text_once() -> None:
+    # https://github.com/vllm-project/vllm/issues/14452: every worker prints the same sampler OOM
+    text = (
+        "RuntimeError: CUDA out of memory occurred when warming up sampler with 1024 dummy requests. Please try "
+        "lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine."
+    )
+    lines = [
+        f"(VllmWorker rank={r} pid={100 + r}) ERROR 03-16 06:12:38 [multiproc_executor.py:375] {text}" for r in range(8)
+    ]
+    assert classify(lines).evidence == (text,)

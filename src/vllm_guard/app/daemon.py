@@ -377,7 +377,9 @@ class Daemon:
         elif isinstance(ev, AttemptEnded):
             if live.invocation == ev.attempt.invocation_id:
                 live.next_live_probe = None
-            self.held[ev.attempt.invocation_id] = (ev.attempt, time.monotonic() + CLASSIFY_GRACE_S)
+            # a verdict the lines already prove needs no grace; a weak one waits for late lines
+            due = time.monotonic() + (0.0 if self._decisive(ev.attempt) else CLASSIFY_GRACE_S)
+            self.held[ev.attempt.invocation_id] = (ev.attempt, due)
         elif isinstance(ev, AttemptAmended):
             inv = ev.attempt.invocation_id
             if inv in self.held:
@@ -391,6 +393,11 @@ class Daemon:
             self.on_start_limit(target, ts)
         elif isinstance(ev, RestartScheduled):
             pass
+
+    @staticmethod
+    def _decisive(attempt: Attempt) -> bool:
+        failure = classify(attempt.lines, attempt.outcome())
+        return (failure.kind.is_memory and bool(failure.numbers)) or failure.kind.is_permanent
 
     def flush_held(self, *, force: bool = False) -> float | None:
         """Classify the ended attempts whose grace is over; return seconds until the next one is due."""
