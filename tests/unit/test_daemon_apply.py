@@ -287,3 +287,28 @@ def test_memory_pressure_warns_once_then_at_most_every_five_minutes(root: Path) 
     (proc / "meminfo").write_text("MemTotal: 16000000 kB\nMemAvailable: 8000000 kB\nSwapTotal: 0 kB\nSwapFree: 0 kB\n")
     d.sample_pressure()
     assert d.pressure_warning["vllm-qwen"] is False
+
+
+def test_metrics_textfile_follows_remedies(fake_root: Path) -> None:
+    write_config(
+        fake_root,
+        '[guard]\nmetrics = true\nmetrics_path = "/var/lib/prometheus/node-exporter/vllm_guard.prom"\n'
+        '[[target]]\nmodel = "/models/tiny"\nuser = "root"\n[target.flags]\nmax_model_len = 4096\n'
+        "[target.floors]\nmax_model_len = 256\n",
+    )
+    d = make(fake_root, FakeSystemctl(), [])
+    d.reconcile()
+    d.on_event(AttemptEnded(attempt(KV_LINES)))
+    d.flush_held(force=True)
+    d.write_metrics()
+    text = (fake_root / "var/lib/prometheus/node-exporter/vllm_guard.prom").read_text()
+    assert "vllm_guard_up 1" in text
+    assert 'vllm_guard_remedies_total{kind="kv_cache_insufficient",unit="vllm-qwen.service"} 1' in text or (
+        'vllm_guard_remedies_total{unit="vllm-qwen.service",kind="kv_cache_insufficient"} 1' in text
+    ), text
+    assert any(
+        line.startswith("vllm_guard_flag{") and "max_model_len" in line and line.endswith(" 1024")
+        for line in text.splitlines()
+    ), text
+    d.write_metrics(up=False)
+    assert "vllm_guard_up 0" in (fake_root / "var/lib/prometheus/node-exporter/vllm_guard.prom").read_text()

@@ -71,6 +71,10 @@ EVIDENCE_LINES = 4000  # lines of the current attempt kept for the start evidenc
 # before the last lines of the traceback. An ended attempt is held this long after its latest entry
 # before it is classified (a fraction of RestartSec, which is seconds).
 CLASSIFY_GRACE_S = 0.1
+# journald tells readers about new entries late (measured on systemd 252: ~450 ms after the write, while
+# the entry itself is readable at once), so while a unit is starting, when memory failures happen, the
+# loop also looks every 50 ms; once the start is verified (or failed) it relies on the notification alone.
+FAST_POLL_S = 0.05
 PRESSURE_REPEAT_S = 300.0  # while pressure stays high, repeat the warning at most every 5 minutes
 
 
@@ -147,6 +151,7 @@ class _Live:
     next_live_probe: float | None = None
     liveness: Liveness | None = None
     verified_invocation: str | None = None
+    last_probe_ok: bool | None = None
     next_vram_check: float = 0.0
 
 
@@ -173,6 +178,7 @@ class Daemon:
         self._pressure_warned: dict[str, float] = {}
         self._next_pressure = 0.0
         self.pressure_warning: dict[str, bool] = {}
+        self._metrics_error = False
 
     # -- small helpers --
 
@@ -666,6 +672,8 @@ class Daemon:
 
     def on_probe(self, target: Target, ts: TargetState, live: _Live, result: ProbeResult) -> None:
         now = self.now()
+        live.last_probe_ok = result.ok
+        self.dirty = True
         if result.ok:
             if live.probe_kind == "start" and live.verified_invocation != live.invocation:
                 live.verified_invocation = live.invocation
@@ -922,6 +930,7 @@ class Daemon:
         if fresh_tracker:
             self.tracker = AttemptTracker(units)
         self.follower = JournalFollower(units, cursor=self.state.cursor, since_now=self.state.cursor is None)
+        self.write_metrics()
 
     def _signals(self) -> None:
         def stop(_sig: int, _frm: object) -> None:
@@ -935,6 +944,53 @@ class Daemon:
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)
         signal.signal(signal.SIGHUP, hup)
+
+    def write_metrics(self, *, up: bool = True) -> None:
+        """The node_exporter textfile (when [guard] metrics = true)."""
+        g = self.loaded.config.guard
+        if not g.metrics:
+            return
+        from vllm_guard.adapters.metrics import write_textfile
+        from vllm_guard.core.metrics import MetricsSnapshot, PressureSample, TargetSnapshot, flag_values
+
+        targets = []
+        for t in self.targets:
+            ts, live = self.ts(t), self.live[t.unit]
+            cur = ts.current or base_current(t)
+            lv = ts.last_verified
+            kv = lv.evidence.get("kv_cache_tokens") if lv else None
+            targets.append(
+                TargetSnapshot(
+                    unit=t.unit_file,
+                    remedies=dict(ts.remedy_counts),
+                    flags=flag_values(cur.flags),
+                    last_probe_ok=live.last_probe_ok,
+                    time_to_ready_s=lv.time_to_ready_s if lv else None,
+                    gave_up=ts.gave_up is not None,
+                    kv_cache_tokens=int(kv) if isinstance(kv, (int, float)) else None,
+                )
+            )
+        pressure = [
+            PressureSample("host_memory", active, unit=f"{unit}.service")
+            for unit, active in self.pressure_warning.items()
+        ]
+        path = self.paths.under(g.metrics_path.lstrip("/"))
+        try:
+            write_textfile(path, MetricsSnapshot(up=up, targets=targets, pressure=pressure))
+        except OSError as err:
+            if not self._metrics_error:
+                self._metrics_error = True
+                print(f"vllm-guard: warning: cannot write metrics to {path}: {err}", file=sys.stderr)
+
+    def _starting(self) -> bool:
+        """Some unit is between its start and the start probe's verdict."""
+        return any(
+            live.invocation is not None
+            and live.probe_kind == "start"
+            and live.probe is not None
+            and not live.probe.done()
+            for live in self.live.values()
+        )
 
     def status_line(self) -> str:
         parts = []
@@ -982,6 +1038,8 @@ class Daemon:
             timeout = self.timers()
             if self.held:
                 timeout = min(timeout, self.flush_held() or 0.0)
+            if self._starting():
+                timeout = min(timeout, FAST_POLL_S)
             if wd is not None:
                 timeout = min(timeout, wd)
             if self.follower.caught_up:
@@ -1017,6 +1075,7 @@ class Daemon:
             self.collect_probes()
             if self.dirty:
                 self.save()
+                self.write_metrics()
             status = self.status_line()
             if status != self._status:
                 self._status = status
@@ -1026,6 +1085,7 @@ class Daemon:
                 last_wd = time.monotonic()
         self.deps.notifier.stopping("shutting down")
         self.save()
+        self.write_metrics(up=False)
         self.emit(EventKind.GUARD_STOPPING, "vllm-guard stopping")
         self._pool.shutdown(wait=False, cancel_futures=True)
         self.follower.close()
