@@ -152,6 +152,8 @@ class _Live:
     liveness: Liveness | None = None
     verified_invocation: str | None = None
     last_probe_ok: bool | None = None
+    ended: str | None = None  # the invocation systemd last reported ended
+    fast_until: float = 0.0  # monotonic time until which the loop looks at the journal every FAST_POLL_S
     next_vram_check: float = 0.0
 
 
@@ -168,7 +170,7 @@ class Daemon:
         self._stop = False
         self._reload = False
         self._wake_r, self._wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
-        self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="probe")
+        self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=8, thread_name_prefix="probe")
         self._status = ""
         self.follower: Any = None
         self.tracker = AttemptTracker(t.unit_file for t in self.targets)
@@ -383,6 +385,10 @@ class Daemon:
         elif isinstance(ev, AttemptEnded):
             if live.invocation == ev.attempt.invocation_id:
                 live.next_live_probe = None
+            live.ended = ev.attempt.invocation_id
+            if not ev.attempt.stop_requested:
+                # systemd restarts it after RestartSec: see that start, and what it prints, without delay
+                live.fast_until = time.monotonic() + target.restart.restart_sec + 3.0
             # a verdict the lines already prove needs no grace; a weak one waits for late lines
             due = time.monotonic() + (0.0 if self._decisive(ev.attempt) else CLASSIFY_GRACE_S)
             self.held[ev.attempt.invocation_id] = (ev.attempt, due)
@@ -627,8 +633,9 @@ class Daemon:
     # -- probes --
 
     def start_probe(self, target: Target, ts: TargetState, live: _Live, *, kind: str) -> None:
-        if live.probe is not None and not live.probe.done():
-            return
+        busy = live.probe is not None and not live.probe.done()
+        if busy and (kind == "live" or live.probe_invocation == live.invocation):
+            return  # a start probe of an earlier attempt stops by itself: it sees the new invocation
         probe_mod = self.deps.probes()
         try:
             api_key = read_api_key(target, self.paths)
@@ -638,7 +645,7 @@ class Daemon:
         invocation = live.invocation
 
         def still_this_start() -> bool:
-            return self._stop or live.invocation != invocation
+            return self._stop or live.invocation != invocation or live.ended == invocation
 
         if kind == "start":
             fut = self._pool.submit(
@@ -984,11 +991,15 @@ class Daemon:
 
     def _starting(self) -> bool:
         """Some unit is between its start and the start probe's verdict."""
+        mono = time.monotonic()
         return any(
-            live.invocation is not None
-            and live.probe_kind == "start"
-            and live.probe is not None
-            and not live.probe.done()
+            mono < live.fast_until
+            or (
+                live.invocation is not None
+                and live.probe_kind == "start"
+                and live.probe is not None
+                and not live.probe.done()
+            )
             for live in self.live.values()
         )
 
