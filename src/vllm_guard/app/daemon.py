@@ -69,8 +69,9 @@ VRAM_MARGIN_MIB = 256  # free memory beyond util x total before a start is let g
 EVIDENCE_LINES = 4000  # lines of the current attempt kept for the start evidence
 # journald does not keep a unit's output and PID 1's messages in order: live, "Failed with result" came
 # before the last lines of the traceback. An ended attempt is held this long after its latest entry
-# before it is classified (a fraction of RestartSec, which is seconds).
-CLASSIFY_GRACE_S = 0.1
+# before it is classified (a fraction of RestartSec, which is seconds), unless its lines already prove
+# the verdict; lines that still come later can change a weak verdict (see on_amended).
+CLASSIFY_GRACE_S = 0.5
 # journald tells readers about new entries late (measured on systemd 252: ~450 ms after the write, while
 # the entry itself is readable at once), so while a unit is starting, when memory failures happen, the
 # loop also looks every 50 ms; once the start is verified (or failed) it relies on the notification alone.
@@ -396,6 +397,8 @@ class Daemon:
             inv = ev.attempt.invocation_id
             if inv in self.held:
                 self.held[inv] = (ev.attempt, time.monotonic() + CLASSIFY_GRACE_S)
+            else:
+                self.on_amended(target, ts, live, ev.attempt)
         elif isinstance(ev, UnitStopped):
             if ev.by_request and not ts.guard_stopped:
                 ts.stopped_by_person = True
@@ -487,6 +490,25 @@ class Daemon:
             ATTEMPT=str(len(ts.attempts)),
         )
         self.remedy(target, ts, failure, attempt.invocation_id)
+
+    def on_amended(self, target: Target, ts: TargetState, live: _Live, attempt: Attempt) -> None:
+        """Late lines of an attempt already handled: a weak verdict (unknown) may now have its cause."""
+        rec = next((a for a in ts.attempts if a.invocation_id == attempt.invocation_id), None)
+        if rec is None or rec.kind != FailureKind.UNKNOWN_FAILURE.value or ts.pending is not None:
+            return
+        if classify(attempt.lines, attempt.outcome()).kind in (FailureKind.UNKNOWN_FAILURE, FailureKind.NONE):
+            return
+        last = ts.remedies[-1] if ts.remedies else None
+        if last is None or last.invocation_id != attempt.invocation_id or last.action != Action.LET_RETRY.value:
+            return
+        # take back the plain retry (it changed nothing) and decide again on the whole attempt
+        ts.remedies.pop()
+        for counter in (ts.remedy_counts, ts.rungs):
+            counter[last.kind] = counter.get(last.kind, 1) - 1
+            if counter[last.kind] <= 0:
+                del counter[last.kind]
+        ts.handled = [h for h in ts.handled if h != attempt.invocation_id]
+        self.on_ended(target, ts, live, attempt)
 
     def remedy(self, target: Target, ts: TargetState, failure: Failure, invocation_id: str | None) -> None:
         if ts.step_back_from is not None and failure.kind.is_memory:
