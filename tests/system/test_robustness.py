@@ -7,7 +7,6 @@ import json
 import pytest
 
 from tests.system.harness import (
-    PROBE_AFTER_FAILED_START,
     Q7,
     GuardBox,
     add_model,
@@ -24,7 +23,6 @@ PORT = 8000
 KV_FLAGS = {"gpu_memory_utilization": 0.7, "max_model_len": 32768}  # fails; the estimate is 30240
 
 
-@PROBE_AFTER_FAILED_START
 def test_guard_sigkilled_mid_remedy_finishes_the_step_exactly_once(gbox: GuardBox) -> None:
     model = add_model(gbox, "qwen", Q7)
     # RestartSec 6: the guard is killed between the failure and systemd's restart.
@@ -45,7 +43,6 @@ def test_guard_sigkilled_mid_remedy_finishes_the_step_exactly_once(gbox: GuardBo
     assert gbox.chat(PORT, "qwen") == 200
 
 
-@PROBE_AFTER_FAILED_START
 def test_start_limit_hit_guard_resets_and_starts_while_it_has_a_step(gbox: GuardBox) -> None:
     model = add_model(gbox, "qwen", Q7)
     # StartLimitBurst=1: systemd refuses the automatic restart ("Start request repeated too quickly").
@@ -62,7 +59,6 @@ def test_start_limit_hit_guard_resets_and_starts_while_it_has_a_step(gbox: Guard
     assert gbox.chat(PORT, "qwen") == 200
 
 
-@PROBE_AFTER_FAILED_START
 def test_journal_rotation_during_a_run(gbox: GuardBox) -> None:
     model = add_model(gbox, "qwen", Q7)
     target = gbox.emulator_target(
