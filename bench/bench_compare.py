@@ -111,6 +111,7 @@ class Result:
     served: bool
     time_to_healthy_s: float | None
     floor_s: float | None
+    remedies: int = 0
 
 
 def _ts(entry: dict[str, Any]) -> float:
@@ -185,7 +186,9 @@ def run_one(scn: Scenario, mode: str) -> Result:
         starts, exits, ready = _timeline(gb)
         served = healthy_at is not None and gb.chat(PORT, served_name, timeout=3) == 200
         tth = None if healthy_at is None or not starts else healthy_at - starts[0]
-        return Result(scn.name, mode, len(starts), served, tth, _floor(starts, exits, ready) if served else None)
+        remedies = len(gb.events(UNIT, "remedy_applied")) if mode == "guard" else 0
+        floor = _floor(starts, exits, ready) if served else None
+        return Result(scn.name, mode, len(starts), served, tth, floor, remedies)
 
 
 def _fmt(v: float | None) -> str:
@@ -195,7 +198,7 @@ def _fmt(v: float | None) -> str:
 def table(results: list[Result]) -> str:
     by = {(r.scenario, r.mode): r for r in results}
     lines = [
-        "| scenario | guard: starts | guard: time to healthy (s) | floor (s) | guard overhead (s) "
+        "| scenario | guard: starts (remedies) | guard: time to healthy (s) | floor (s) | guard overhead (s) "
         "| plain systemd: starts | plain: ever serves | blind retry: starts | blind: ever serves "
         "| blind: time to healthy (s) |",
         "|---|---|---|---|---|---|---|---|---|---|",
@@ -208,7 +211,7 @@ def table(results: list[Result]) -> str:
             None if g is None or g.time_to_healthy_s is None or g.floor_s is None else g.time_to_healthy_s - g.floor_s
         )
         lines.append(
-            f"| {scn.name} | {g.starts if g else '-'}{'' if g is None or g.served else ' (never healthy)'} "
+            f"| {scn.name} | {f'{g.starts} ({g.remedies})' if g else '-'}{'' if g is None or g.served else ' never healthy'} "
             f"| {_fmt(g.time_to_healthy_s if g else None)} | {_fmt(g.floor_s if g else None)} | {_fmt(over)} "
             f"| {p.starts if p else '-'} | {('yes' if p.served else 'no') if p else '-'} "
             f"| {b.starts if b else '-'} | {('yes' if b.served else 'no') if b else '-'} "
@@ -246,7 +249,8 @@ def main() -> int:
         f"{time.monotonic() - t0:.0f} s in all). Each cell is one run in a fresh throwaway systemd "
         "(systemd-nspawn): the vLLM emulator on an emulated 24 GiB GPU, the unit rendered by `vllm-guard install`, "
         f"RestartSec={RESTART_SEC}, StartLimitBurst={BURST}.\n\n"
-        "- starts: how many times systemd started the unit; ever serves: a chat request was answered before "
+        "- starts: how many times systemd started the unit (remedies: flag or model changes the guard made; a "
+        "start beyond remedies + 1 is a restart the guard let systemd make without a change); ever serves: a chat request was answered before "
         "systemd gave up (or within 90 s).\n"
         "- time to healthy: from the first start to the guard's verified_healthy event (a real chat answer).\n"
         "- floor: each failed attempt's own run time + RestartSec after it + the good attempt's own start-up "
