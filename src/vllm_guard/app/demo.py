@@ -83,15 +83,22 @@ class Timeline:
                 self.say(f"       why: {e['VLLM_GUARD_REASON']}")
         elif event == "verified_healthy":
             self.healthy = e
-            ready = e.get("VLLM_GUARD_TIME_TO_READY_S")
-            self.say(f"guard: verified healthy: {msg}" + (f" (ready {ready} s after its start)" if ready else ""))
+            self.say(f"guard: probe: /health, /v1/models and a chat request answered: {_after(msg, 'healthy: ')}")
         elif event == "gave_up":
             self.gave_up = e
             self.say(f"guard: gave up: {msg}")
+        elif event == "probe_failed" and "server process is gone" in msg:
+            return  # the start probe of an attempt that already failed: nothing new
         elif event in ("probe_failed", "waiting_for_vram", "restarted_unit"):
-            self.say(f"guard: {event}: {msg}")
+            self.say(f"guard: {event}: {_after(msg, unit_file + ': ')}")
         elif event == "guard_started":
             self.say(f"guard: {msg}")
+
+
+def _after(text: str, marker: str) -> str:
+    """The text after the first ``marker`` (the whole text when it is not there)."""
+    head, sep, tail = text.partition(marker)
+    return tail if sep else head
 
 
 def _clip(text: str, n: int) -> str:
