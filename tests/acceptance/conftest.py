@@ -191,6 +191,8 @@ def openai_chat(gb: Any, port: int, model: str, prompt: str = "Say hello") -> di
         "print(json.dumps({'model': r.model, 'content': r.choices[0].message.content,"
         " 'finish_reason': r.choices[0].finish_reason, 'completion_tokens': r.usage.completion_tokens}))\n"
     )
-    proc = gb.box.run(str(VLLM_PYTHON), "-c", script, check=False, timeout=120)
+    # A clean environment: the host's variables (SSL_CERT_FILE, proxies) name files the container lacks.
+    clean = ["env", "-i", "PATH=/usr/bin:/bin", "HOME=/root", "LANG=C.UTF-8"]
+    proc = gb.box.run(*clean, str(VLLM_PYTHON), "-c", script, check=False, timeout=120)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
