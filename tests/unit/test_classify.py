@@ -586,3 +586,135 @@ def test_every_rule_literal_passes_the_gate() -> None:
     for rule in module._RULES:
         for literal in rule.literals:
             assert any(g in literal for g in module._GATE), (rule.kind.value, literal)
+
+
+KILLED_CASES = [
+    # SYNTHETIC: the shell's report when a foreground child gets SIGKILL (no vLLM line after it)
+    pytest.param(["Loading safetensors checkpoint shards:   0% Completed | 0/4 [00:00<?, ?it/s]", "Killed"], id="bare"),
+    pytest.param(
+        ["bash: line 1:  4242 Killed                  python -m vllm.entrypoints.openai.api_server"], id="bash"
+    ),
+    # https://github.com/PKU-YuanGroup/Video-LLaVA/issues/13 (appended to a progress bar)
+    pytest.param(["Loading checkpoint shards:   0%|          | 0/2 [00:00<?, ?it/s]Killed"], id="after-progress-bar"),
+]
+
+
+@pytest.mark.parametrize("lines", KILLED_CASES)
+def test_shell_killed(lines: list[str]) -> None:
+    assert classify(lines).kind is K.HOST_OOM_KILLED
+
+
+def test_killed_words_in_benign_lines() -> None:
+    lines = [
+        "INFO 11-05 04:16:48 multiproc_worker_utils.py:124] Killing local vLLM worker processes",
+        "INFO 05-01 10:00:00 [core.py:1] The engine was not killed",
+    ]
+    assert classify(lines).kind is K.NONE
+
+
+def test_rocm_memory_access_fault() -> None:
+    # SYNTHETIC in ROCm's wording
+    line = "Memory access fault by GPU node-2 (Agent handle: 0x55d0) on address 0x7f00. Reason: Page not present."
+    assert classify([line]).kind is K.GPU_DRIVER_ERROR
+
+
+def test_vram_held_hint_names_the_fraction_that_fits() -> None:
+    # https://github.com/vllm-project/vllm/issues/20305
+    line = (
+        "ValueError: Free memory on device (31.44/47.38 GiB) on startup is less than desired GPU memory "
+        "utilization (0.95, 45.01 GiB)."
+    )
+    assert "below 0.66" in classify([line]).hint
+
+
+SYSTEMD_CASES = [
+    # SYNTHETIC, in systemd 252's wording: a start that timed out, then SIGKILL after the stop timeout
+    pytest.param(
+        [
+            "vllm-qwen.service: start operation timed out. Terminating.",
+            "vllm-qwen.service: State 'stop-sigterm' timed out. Killing.",
+            "vllm-qwen.service: Killing process 4242 (python3) with signal SIGKILL.",
+            "vllm-qwen.service: Main process exited, code=killed, status=9/KILL",
+            "vllm-qwen.service: Failed with result 'timeout'.",
+        ],
+        K.UNKNOWN_FAILURE,
+        id="start-timeout",
+    ),
+    pytest.param(
+        [
+            "vllm-qwen.service: Main process exited, code=exited, status=1/FAILURE",
+            "vllm-qwen.service: Failed with result 'exit-code'.",
+        ],
+        K.UNKNOWN_FAILURE,
+        id="exit-code",
+    ),
+    pytest.param(
+        [
+            "vllm-qwen.service: Main process exited, code=killed, status=9/KILL",
+            "vllm-qwen.service: Failed with result 'signal'.",
+        ],
+        K.HOST_OOM_KILLED,
+        id="memory-cgroup-kill-without-memorymax",  # SANDBOX.md: what a cgroup v1 limit kill looks like
+    ),
+    pytest.param(
+        ["vllm-qwen.service: Main process exited, code=killed, status=7/BUS"],
+        K.SHM_EXHAUSTED,
+        id="sigbus",
+    ),
+    pytest.param(
+        ["vllm-qwen.service: Main process exited, code=dumped, status=11/SEGV"],
+        K.UNKNOWN_FAILURE,
+        id="segv",
+    ),
+]
+
+
+@pytest.mark.parametrize(("lines", "kind"), SYSTEMD_CASES)
+def test_systemd_lines(lines: list[str], kind: FailureKind) -> None:
+    failure = classify(lines)
+    assert failure.kind is kind
+
+
+def test_info_lines_are_skipped_but_not_a_joined_error() -> None:
+    # SYNTHETIC: an INFO line with a failure's words stays benign; a paste that joined an error onto
+    # an INFO line is still read.
+    assert classify(["INFO 05-01 10:00:00 [worker.py:1] Memory cgroup out of memory: nothing to see"]).kind is K.NONE
+    joined = f"INFO 05-01 10:00:00 [core.py:1] Waiting ERROR 05-01 10:00:01 [core.py:2] {KV_V1}"
+    assert classify([joined]).kind is K.KV_CACHE_INSUFFICIENT
+
+
+def test_logged_prompts_are_not_failures() -> None:
+    # SYNTHETIC, in vLLM's request-logging format: a user asks about an error they saw
+    line = (
+        "(APIServer pid=1) INFO 05-01 10:00:00 [logger.py:43] Received request chatcmpl-1: prompt: 'Why do I get "
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB?', params: SamplingParams(n=1)"
+    )
+    assert classify([line]).kind is K.NONE
+
+
+def test_systemd_oom_kill_result_is_final() -> None:
+    # systemd says the kernel killed it for memory: that beats a CUDA OOM line earlier in the log
+    failure = classify([OOM], SystemdOutcome(result="oom-kill", signal="KILL"))
+    assert failure.kind is K.HOST_OOM_KILLED
+    assert failure.numbers["signal"] == 9
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # SYNTHETIC: recovered OOMs logged as warnings (wordings used by libraries that retry)
+        "WARNING 05-01 10:00:00 [x.py:1] CUDA out of memory during resize; falling back to CPU",
+        "WARNING 05-01 10:00:00 [x.py:1] CUDA out of memory. Reducing batch size and retrying.",
+    ],
+)
+def test_recovered_oom_warnings(line: str) -> None:
+    assert classify([line]).kind is K.NONE
+
+
+def test_quantization_needs_a_newer_gpu() -> None:
+    # SYNTHETIC, in vLLM's config check wording (fp8 on a Turing GPU)
+    line = (
+        "ValueError: The quantization method fp8 is not supported for the current GPU. Minimum capability: 80. "
+        "Current capability: 75."
+    )
+    assert classify([line]).kind is K.BAD_ARGUMENTS

@@ -97,3 +97,11 @@ def test_failure_has_evidence_and_hint(kind: FailureKind, path: Path) -> None:
     if failure.kind is kind:
         assert failure.evidence
         assert failure.hint
+
+
+def test_numbers_use_only_the_contract_keys() -> None:
+    from vllm_guard.core.failure import NUMBER_KEYS
+
+    for _, path in CASES:
+        failure = classify(_lines(path))
+        assert set(failure.numbers) <= set(NUMBER_KEYS), (path.name, failure.numbers)

@@ -265,3 +265,25 @@ def test_base_config_change_starts_over(root: Path) -> None:
     d2.reconcile()
     assert "--max-model-len=2048" in env_of(root)["VLLM_GUARD_ARGS"].split()
     assert events[-1].kind is EventKind.RESET
+
+
+def test_memory_pressure_warns_once_then_at_most_every_five_minutes(root: Path) -> None:
+    proc = root / "proc"
+    (proc / "pressure").mkdir(parents=True)
+    (proc / "meminfo").write_text("MemTotal: 16000000 kB\nMemAvailable: 800000 kB\nSwapTotal: 0 kB\nSwapFree: 0 kB\n")
+    (proc / "vmstat").write_text("pswpin 0\npswpout 0\n")
+    (proc / "pressure/memory").write_text(
+        "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
+    )
+    events: list[Event] = []
+    d = make(root, FakeSystemctl(), events)
+    d.sample_pressure()  # the first sample only sets the baseline
+    d.sample_pressure()
+    warnings = [e for e in events if e.kind is EventKind.MEMORY_PRESSURE]
+    assert len(warnings) == 1
+    assert "RAM available" in warnings[0].message and warnings[0].fields["MEM_AVAILABLE_MIB"] == "781"
+    d.sample_pressure()
+    assert len([e for e in events if e.kind is EventKind.MEMORY_PRESSURE]) == 1  # not repeated at once
+    (proc / "meminfo").write_text("MemTotal: 16000000 kB\nMemAvailable: 8000000 kB\nSwapTotal: 0 kB\nSwapFree: 0 kB\n")
+    d.sample_pressure()
+    assert d.pressure_warning["vllm-qwen"] is False

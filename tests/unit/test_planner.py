@@ -21,6 +21,7 @@ from vllm_guard.core.planner import (
     kv_tokens_at,
     max_model_len_at,
     parse_size,
+    reported_from_log,
     util_for,
 )
 
@@ -145,8 +146,8 @@ def test_activation_grows_with_max_num_batched_tokens() -> None:
     p = PlannerParams()
     small = activation_bytes(info, 2048, 256, 1, p)
     big = activation_bytes(info, 16384, 256, 1, p)
-    # each profiled token costs (4 x hidden + 3 x intermediate) x 2 bytes: 142336 B for Qwen2.5-7B
-    assert big - small == pytest.approx((16384 - 2048) * 2 * (4 * 3584 + 3 * 18944), rel=1e-6)
+    # each profiled token costs (2 x hidden + 3 x intermediate) x 2 bytes: 128,000 B for Qwen2.5-7B
+    assert big - small == pytest.approx((16384 - 2048) * 2 * (2 * 3584 + 3 * 18944), rel=1e-6)
     at8k = kv_tokens_at(info, 24 * GiB, 0.9, params=replace(p, max_num_batched_tokens=8192))
     at2k = kv_tokens_at(info, 24 * GiB, 0.9, params=replace(p, max_num_batched_tokens=2048))
     assert at8k < at2k
@@ -273,3 +274,64 @@ def test_parse_size(text: str, expected: int) -> None:
 def test_parse_size_refuses(bad: str) -> None:
     with pytest.raises(ValueError, match="not a size"):
         parse_size(bad)
+
+
+# Real vLLM lines. Source: https://github.com/kubernetes-sigs/gateway-api-inference-extension/pull/550
+# (Llama-2-7b on an 80 GB GPU, vLLM 0.8 V0).
+V0_LINES = """\
+INFO 03-21 20:15:45 [worker.py:267] the current vLLM instance can use total_gpu_memory (79.19GiB) x gpu_memory_utilization (0.90) = 71.27GiB
+INFO 03-21 20:15:45 [worker.py:267] model weights take 12.55GiB; non_torch_memory takes 0.16GiB; PyTorch activation peak memory takes 2.38GiB; the rest of the memory reserved for KV Cache is 56.18GiB.
+INFO 03-21 20:15:46 [executor_base.py:111] # cuda blocks: 7191, # CPU blocks: 512
+"""
+# Source: https://github.com/vllm-project/vllm/issues/21348 (Qwen3-235B-A22B-FP8, 4x H100, V1)
+V1_LINES = """\
+Available KV cache memory: 8.11 GiB
+GPU KV cache size: 178,880 tokens
+"""
+# Source: https://github.com/vllm-project/vllm/issues/13061 (vLLM 0.7: the "GB" is GiB)
+V0_GB_LINE = "INFO 02-11 07:40:45 model_runner.py:1115] Loading model weights took 13.9476 GB"
+
+
+def test_reported_from_a_v0_log() -> None:
+    r = reported_from_log(V0_LINES)
+    assert r is not None
+    assert r.gpu_bytes == int(79.19 * GiB) and r.util == 0.90
+    assert r.weights_bytes == int(12.55 * GiB) and r.activation_bytes == int(2.38 * GiB)
+    assert r.non_torch_bytes == int(0.16 * GiB) and r.kv_cache_bytes == int(56.18 * GiB)
+    assert r.kv_tokens == 7191 * 16
+    assert r.max_model_len is None
+    engine_line = (
+        "INFO llm_engine.py:234] Initializing a V0 LLM engine (v0.8.1) with config: model='m', max_seq_len=4096, x=1"
+    )
+    r2 = reported_from_log(engine_line + "\n" + V0_LINES)
+    assert r2 is not None and r2.max_model_len == 4096
+
+
+def test_reported_from_a_v1_log_needs_the_gpu_from_elsewhere() -> None:
+    assert reported_from_log(V1_LINES) is None
+    r = reported_from_log(V1_LINES, gpu_bytes=int(79.19 * GiB), util=0.9, tp=4)
+    assert r is not None and r.kv_tokens == 178_880 and r.kv_cache_bytes == int(8.11 * GiB) and r.tp == 4
+
+
+def test_v0_gb_are_gib() -> None:
+    r = reported_from_log(V0_GB_LINE, gpu_bytes=24 * GiB, util=0.98)
+    assert r is not None and r.weights_bytes == int(13.9476 * GiB)
+
+
+def test_calibrating_from_a_log_reproduces_vllm() -> None:
+    llama2_7b = model_info_from_config(
+        {
+            "num_hidden_layers": 32,
+            "hidden_size": 4096,
+            "num_attention_heads": 32,
+            "num_key_value_heads": 32,
+            "intermediate_size": 11008,
+            "vocab_size": 32000,
+            "max_position_embeddings": 4096,
+            "torch_dtype": "float16",
+        }
+    )
+    r = reported_from_log(V0_LINES, max_model_len=4096)
+    assert r is not None
+    p = calibrate(llama2_7b, r, PlannerParams(engine="v0"))
+    assert kv_tokens_at(llama2_7b, r.gpu_bytes, 0.9, max_model_len=4096, params=p) == pytest.approx(7191 * 16, abs=16)

@@ -73,3 +73,40 @@ def test_plan_on_a_broken_model_folder(cli: Callable[..., CliResult], tmp_path: 
     (tmp_path / "config.json").write_text("{}")
     r = cli("plan", "--model", tmp_path, "--gpu", "24GiB")
     assert r.code == 65 and "model-config-incomplete" in r.err
+
+
+def test_plan_calibrated_from_a_real_start(cli: Callable[..., CliResult], tmp_path: Path) -> None:
+    # Qwen2.5-7B on a 24 GB card, vLLM V0 (public log quoted in bench/RESULTS-planner.md, case 3):
+    # 6749 blocks at util 0.90. Calibrated, the planner reproduces vLLM's own capacity.
+    log = tmp_path / "start.log"
+    log.write_text(
+        "the current vLLM instance can use total_gpu_memory (23.57GiB) x 0.90 = 21.21GiB\n"
+        "INFO executor_base.py:111] # GPU blocks: 6749, # CPU blocks: 4681\n"
+    )
+    r = cli(
+        "plan",
+        "--model",
+        Q7,
+        "--gpu",
+        "23.57GiB",
+        "--util",
+        "0.9",
+        "--max-model-len",
+        "8192",
+        "--engine",
+        "v0",
+        "--calibrate-from",
+        log,
+        "--json",
+    )
+    assert r.code == 0, r.err
+    out = json.loads(r.out)
+    assert out["calibrated_from"] == str(log)
+    assert out["kv_tokens"] == pytest.approx(6749 * 16, abs=16)
+
+
+def test_plan_calibration_needs_memory_lines(cli: Callable[..., CliResult], tmp_path: Path) -> None:
+    log = tmp_path / "start.log"
+    log.write_text("INFO nothing about memory here\n")
+    r = cli("plan", "--model", Q7, "--gpu", "24GiB", "--calibrate-from", log)
+    assert r.code == 65 and "log-no-memory-lines" in r.err

@@ -184,3 +184,26 @@ def test_wait_ends_before_systemds_start_timeout(
     monkeypatch.setattr(app_probe, "wait_until_answers", spy)
     assert cli("probe", "--root", fake_root, "--wait", *argv, "vllm-qwen").code == 0
     assert seen == [expected]
+
+
+def test_under_systemd_the_units_environment_gives_model_and_key(
+    fake: FakeVllm, fake_root: Path, cli: Callable[..., CliResult], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ExecStartPost= runs as the unit's user with the unit's environment; the 0600 files need not be read."""
+    import os
+
+    write_config(fake_root, CONFIG + 'api_key_file = "/etc/vllm-guard/missing-key"\n')
+    env = fake_root / "var/lib/vllm-guard/vllm-qwen.env"
+    env.parent.mkdir(parents=True)
+    env.write_text('VLLM_GUARD_MODEL="/models/stale"\n')
+    fake.key = "from-env"
+    monkeypatch.setenv("MAINPID", str(os.getpid()))
+    monkeypatch.setenv("VLLM_GUARD_MODEL", "/models/tiny")
+    monkeypatch.setenv("VLLM_API_KEY", "from-env")
+    r = cli("probe", "--root", fake_root, "--wait", "--json", "vllm-qwen")
+    assert r.code == 0, r.err
+    assert json.loads(r.out)["model_path"] == "/models/tiny"
+    # outside systemd (no MAINPID) the files are read: the key file is missing
+    monkeypatch.delenv("MAINPID")
+    r = cli("probe", "--root", fake_root, "vllm-qwen")
+    assert r.code == 66 and "error[api-key-unreadable]" in r.err

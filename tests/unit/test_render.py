@@ -49,7 +49,10 @@ needs_analyze = pytest.mark.skipif(shutil.which("systemd-analyze") is None, reas
 
 @needs_analyze
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.stem for e in EXAMPLES])
-def test_example_units_pass_systemd_analyze_verify(example: Path, tmp_path: Path) -> None:
+def test_example_units_pass_systemd_analyze_verify(
+    example: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("vllm_guard.app.render.guard_executable", lambda: ["/usr/bin/vllm-guard"])
     loaded = load_config(Paths(tmp_path), example, check_files=False)
     files = render_all(loaded, Paths(tmp_path), with_api_keys=False)
     commands = [t.command[0] for t in loaded.config.target] + ["/usr/bin/vllm-guard"]
@@ -58,8 +61,7 @@ def test_example_units_pass_systemd_analyze_verify(example: Path, tmp_path: Path
     unit_dir.mkdir(parents=True)
     for f in files:
         if f.name.endswith(".service"):
-            text = f.text.replace(shutil.which("vllm-guard") or "/usr/bin/vllm-guard", "/usr/bin/vllm-guard")
-            (unit_dir / f.name).write_text(text)
+            (unit_dir / f.name).write_text(f.text)
             proc = subprocess.run(
                 ["systemd-analyze", "verify", f"--root={root}", "--man=no", f.name],
                 capture_output=True,

@@ -221,21 +221,15 @@ def read_model_config(model_dir: Path) -> dict[str, Any] | None:
 
 
 def max_context(model_cfg: Mapping[str, Any]) -> int | None:
-    """The longest context the model supports: max_position_embeddings, times a YaRN-style factor."""
-    text_cfg = model_cfg.get("text_config") if isinstance(model_cfg.get("text_config"), Mapping) else model_cfg
-    assert isinstance(text_cfg, Mapping)
-    mpe = text_cfg.get("max_position_embeddings")
-    if not isinstance(mpe, int):
+    """The longest context the model supports (max_position_embeddings, stretched by rope scaling), as the
+    planner reads it; None when config.json does not say."""
+    from vllm_guard.core.modelinfo import model_info_from_config
+    from vllm_guard.errors import ModelError
+
+    try:
+        return model_info_from_config(model_cfg).max_context
+    except ModelError:
         return None
-    rope = text_cfg.get("rope_scaling")
-    if isinstance(rope, Mapping):
-        factor = rope.get("factor")
-        rtype = rope.get("rope_type", rope.get("type"))
-        if isinstance(factor, (int, float)) and rtype in ("yarn", "dynamic", "linear", "longrope"):
-            base = rope.get("original_max_position_embeddings", mpe)
-            if isinstance(base, int):
-                return max(mpe, int(base * factor))
-    return mpe
 
 
 def check_target_files(target: Target, index: int, paths: Paths, loaded: Loaded) -> None:

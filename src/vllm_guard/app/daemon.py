@@ -47,6 +47,7 @@ from vllm_guard.core.events import Event, EventKind
 from vllm_guard.core.failure import Failure
 from vllm_guard.core.kinds import FailureKind
 from vllm_guard.core.policy import Action, Decision, Facts, decide
+from vllm_guard.core.pressure import MemorySample, judge_pressure
 from vllm_guard.core.probe import Liveness, ProbeResult, evidence_from_lines
 from vllm_guard.core.render import render_env
 from vllm_guard.core.state import (
@@ -70,6 +71,7 @@ EVIDENCE_LINES = 4000  # lines of the current attempt kept for the start evidenc
 # before the last lines of the traceback. An ended attempt is held this long after its latest entry
 # before it is classified (a fraction of RestartSec, which is seconds).
 CLASSIFY_GRACE_S = 0.1
+PRESSURE_REPEAT_S = 300.0  # while pressure stays high, repeat the warning at most every 5 minutes
 
 
 class Systemctl(Protocol):
@@ -166,6 +168,11 @@ class Daemon:
         self.follower: Any = None
         self.tracker = AttemptTracker(t.unit_file for t in self.targets)
         self.held: dict[str, tuple[Attempt, float]] = {}  # ended attempts waiting out CLASSIFY_GRACE_S
+        self._pressure_prev: dict[str, MemorySample] = {}
+        self._pressure_high_since: dict[str, float | None] = {}
+        self._pressure_warned: dict[str, float] = {}
+        self._next_pressure = 0.0
+        self.pressure_warning: dict[str, bool] = {}
 
     # -- small helpers --
 
@@ -763,6 +770,11 @@ class Daemon:
         """Run what is due; return seconds until the next timer."""
         now = self.now()
         nxt = now + IDLE_WAKE_S
+        mono = time.monotonic()
+        if mono >= self._next_pressure:
+            self._next_pressure = mono + self.loaded.config.guard.pressure_interval_s
+            self.sample_pressure()
+        nxt = min(nxt, now + max(0.0, self._next_pressure - mono))
         for t in self.targets:
             ts, live = self.ts(t), self.live[t.unit]
             if live.next_live_probe is not None:
@@ -792,6 +804,39 @@ class Daemon:
                     self.check_vram(t, ts)
                 nxt = min(nxt, live.next_vram_check)
         return max(0.0, nxt - now)
+
+    def sample_pressure(self) -> None:
+        """Swap traffic, PSI and free RAM: warn before the kernel's OOM killer acts."""
+        from vllm_guard.adapters.host import read_memory_sample
+
+        mono = time.monotonic()
+        for t in self.targets:
+            try:
+                cur = read_memory_sample(self.paths.root, mono, unit=t.unit_file)
+            except OSError:
+                return
+            prev = self._pressure_prev.get(t.unit)
+            self._pressure_prev[t.unit] = cur
+            if prev is None:
+                continue
+            verdict = judge_pressure(prev, cur, high_since=self._pressure_high_since.get(t.unit))
+            self._pressure_high_since[t.unit] = verdict.high_since
+            warn = verdict.level == "warn"
+            was = self.pressure_warning.get(t.unit, False)
+            self.pressure_warning[t.unit] = warn
+            if warn and (not was or mono - self._pressure_warned.get(t.unit, 0.0) >= PRESSURE_REPEAT_S):
+                self._pressure_warned[t.unit] = mono
+                n = verdict.numbers()
+                self.emit(
+                    EventKind.MEMORY_PRESSURE,
+                    f"{t.unit_file}: {verdict.message()}",
+                    t,
+                    HINT=verdict.hint,
+                    SWAP_IN_PER_S=f"{verdict.swap_in_mib_s:.2f}",
+                    SWAP_OUT_PER_S=f"{verdict.swap_out_mib_s:.2f}",
+                    PSI_SOME_AVG10="" if n["psi_some_avg10"] is None else str(n["psi_some_avg10"]),
+                    MEM_AVAILABLE_MIB=str(verdict.mem_available // (1024 * 1024)),
+                )
 
     def _step_back_due(self, t: Target, ts: TargetState, live: _Live, now: float) -> bool:
         g = self.loaded.config.guard

@@ -30,13 +30,17 @@ def data_dir(name: str) -> Path:
     )
 
 
-def guard_executable() -> str:
-    """The absolute path of the running ``vllm-guard`` (for ExecStartPost=)."""
+def guard_executable() -> list[str]:
+    """The command that runs this ``vllm-guard`` (for ExecStartPost=), as absolute words."""
     argv0 = Path(sys.argv[0])
     if argv0.name == "vllm-guard" and argv0.is_absolute():
-        return str(argv0)
+        return [str(argv0)]
     found = shutil.which("vllm-guard")
-    return found or "/usr/bin/vllm-guard"
+    if found:
+        return [found]
+    if argv0.name == "__main__.py" or "pytest" in argv0.name:  # `python -m vllm_guard`, or the tests
+        return [sys.executable, "-m", "vllm_guard"]
+    return ["/usr/bin/vllm-guard"]
 
 
 def render_all(loaded: Loaded, paths: Paths, *, with_api_keys: bool = True) -> list[Rendered]:
@@ -44,12 +48,22 @@ def render_all(loaded: Loaded, paths: Paths, *, with_api_keys: bool = True) -> l
     guard_exec = guard_executable()
     out: list[Rendered] = []
     sources = [str(f) for f in loaded.files]
+    # `probe --wait` in ExecStartPost= reads the same config the units were rendered from
+    explicit = loaded.files[0] if loaded.files and loaded.files[0] != paths.config_file else None
+    guard_config = str(explicit.resolve()) if explicit is not None else None
     for target in loaded.config.target:
         env_path = str(paths.env_file_on_host(target.unit))
         out.append(
             Rendered(
                 name=target.unit_file,
-                text=render_unit(template, target, env_file=env_path, guard_exec=guard_exec, sources=sources),
+                text=render_unit(
+                    template,
+                    target,
+                    env_file=env_path,
+                    guard_exec=guard_exec,
+                    guard_config=guard_config,
+                    sources=sources,
+                ),
             )
         )
         api_key = read_api_key(target, paths) if with_api_keys else None

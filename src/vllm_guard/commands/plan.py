@@ -38,6 +38,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--engine", choices=["v1", "v0"], default="v1", help="vLLM engine to model (v1: vLLM >= 0.8; v0: older)"
     )
     p.add_argument(
+        "--calibrate-from",
+        type=Path,
+        default=None,
+        metavar="LOG",
+        help="a log of a vLLM start on this host (journalctl -u UNIT -o cat): its own numbers replace the "
+        "planner's estimates (GPU size and util are read from it, else from --gpu and the config)",
+    )
+    p.add_argument(
         "--estimate-cudagraphs",
         action="store_true",
         help="subtract a CUDA graph estimate, as recent vLLM does (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1)",
@@ -112,6 +120,33 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--tp {tp} needs {tp} GPUs; {len(totals)} given or visible")
 
     params = replace(PlannerParams(engine=args.engine), estimate_cudagraphs=args.estimate_cudagraphs)
+    calibrated = None
+    if args.calibrate_from is not None:
+        from vllm_guard.core.planner import calibrate, reported_from_log
+        from vllm_guard.errors import InputError
+
+        try:
+            text = Path(args.calibrate_from).read_text(encoding="utf-8", errors="replace")
+        except OSError as err:
+            raise InputError(
+                "log-unreadable", f"{args.calibrate_from}: cannot read: {err.strerror or err}", "check the path"
+            ) from None
+        reported = reported_from_log(
+            text,
+            gpu_bytes=min(totals[:tp]),
+            util=args.util or 0.9,
+            tp=tp,
+            max_model_len=args.max_model_len,
+            kv_cache_dtype=kv_dtype,
+        )
+        if reported is None or (reported.kv_cache_bytes is None and reported.kv_tokens is None):
+            raise InputError(
+                "log-no-memory-lines",
+                f"{args.calibrate_from}: no vLLM memory lines (KV cache size / blocks) found",
+                "pass the log of a start that got as far as allocating the KV cache",
+            )
+        params = calibrate(info, reported, params)
+        calibrated = reported
     plan = first_fit(
         info,
         totals,
@@ -145,6 +180,7 @@ def run(args: argparse.Namespace) -> int:
             "util_for_max_model_len": need,
             "budget": [{"item": a, "value": b, "source": c} for a, b, c in plan.table()],
             "notes": list(plan.notes),
+            "calibrated_from": str(args.calibrate_from) if calibrated is not None else None,
         }
         print(json.dumps(out, indent=2))
         return int(code)
@@ -157,6 +193,8 @@ def run(args: argparse.Namespace) -> int:
     for item, value, source in plan.table():
         print(f"  {item:<{width}}  {value:>24}   {source}")
     print()
+    if calibrated is not None:
+        print(f"calibrated from {args.calibrate_from} (vLLM's own numbers on this host)")
     for note in plan.notes:
         print(f"note: {note}")
     print(f"largest max_model_len at util {plan.util:.2f}: {longest}")

@@ -22,7 +22,9 @@ DESCRIPTION = (
     "(as the guard's env file says), and a short chat completion (temperature 0) must return one non-empty "
     "answer. With --wait, first wait for /health to answer 200 (the weights load meanwhile), up to the "
     "target's startup_timeout_s: this is the form for ExecStartPost= of the vLLM unit, which keeps the unit "
-    "'activating' until the model answers. Exit 0 when it answers, 1 when it does not."
+    "'activating' until the model answers. Run by systemd for the unit, the model path and API key come from "
+    "the unit's environment (VLLM_GUARD_MODEL, VLLM_API_KEY: the env file of that start); otherwise from the "
+    "guard's env file and the target's api_key_file. Exit 0 when it answers, 1 when it does not."
 )
 
 
@@ -63,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     from vllm_guard.adapters.process import pid_alive
     from vllm_guard.app.config_load import load_config, read_api_key
     from vllm_guard.app.probe import probe_once, wait_until_answers
-    from vllm_guard.consts import ENV_MODEL, JSON_SCHEMA, Paths
+    from vllm_guard.consts import ENV_API_KEY, ENV_MODEL, JSON_SCHEMA, Paths
     from vllm_guard.core.systemd_escape import parse_env_file
 
     if args.timeout is not None and args.timeout <= 0:
@@ -78,31 +80,39 @@ def run(args: argparse.Namespace) -> int:
             f"the configured units are: {units}",
             ref="unknown-unit",
         )
-    try:
-        api_key = read_api_key(target, paths)
-    except (OSError, UnicodeDecodeError) as err:
-        raise GuardError(
-            "api-key-unreadable",
-            f"cannot read the API key file {target.api_key_file} of {target.unit}: {err}",
-            "run the probe as a user that can read it (ExecStartPost=+... runs it as root)",
-            exit_code=ExitCode.NOINPUT,
-        ) from None
+    # Run by systemd for the unit (ExecStartPost=), the probe has the unit's environment: the env file of
+    # this very start, which the unit's user can use even where it cannot read the 0600 files themselves.
+    unit_env = os.environ if os.environ.get("MAINPID") and os.environ.get(ENV_MODEL) else None
+    api_key = unit_env.get(ENV_API_KEY) if unit_env is not None else None
+    if not api_key:
+        try:
+            api_key = read_api_key(target, paths)
+        except (OSError, UnicodeDecodeError) as err:
+            raise GuardError(
+                "api-key-unreadable",
+                f"cannot read the API key file {target.api_key_file} of {target.unit}: {err}",
+                "run the probe as a user that can read it (ExecStartPost=+... runs it as root)",
+                exit_code=ExitCode.NOINPUT,
+            ) from None
 
-    env_file = paths.env_file(target.unit)
     model_path = target.model
-    try:
-        env = parse_env_file(env_file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        env = {}
-    except (OSError, UnicodeDecodeError) as err:
-        raise GuardError(
-            "env-file-unreadable",
-            f"cannot read {env_file}: {err}",
-            "run the probe as root, or check the file's permissions",
-            exit_code=ExitCode.NOINPUT,
-        ) from None
-    if env.get(ENV_MODEL):
-        model_path = env[ENV_MODEL]
+    if unit_env is not None:
+        model_path = unit_env[ENV_MODEL]
+    else:
+        env_file = paths.env_file(target.unit)
+        try:
+            env = parse_env_file(env_file.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            env = {}
+        except (OSError, UnicodeDecodeError) as err:
+            raise GuardError(
+                "env-file-unreadable",
+                f"cannot read {env_file}: {err}",
+                "run the probe as root, or check the file's permissions",
+                exit_code=ExitCode.NOINPUT,
+            ) from None
+        if env.get(ENV_MODEL):
+            model_path = env[ENV_MODEL]
 
     if args.wait:
         pid = _main_pid(args)

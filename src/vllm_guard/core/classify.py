@@ -8,20 +8,30 @@ Usage::
 
 How it reads a log:
 
-1. One pass over the lines. A line is looked at closely only when it holds one of a few cheap
-   substrings (``_GATE``); nearly every line of a healthy server fails that test at C speed.
+1. One pass over the lines. vLLM's own INFO/DEBUG lines (most of any log) are skipped after one
+   substring test and one anchored regex; so are request logs, which quote users' text. Any other
+   line is looked at closely only when it holds one of about a hundred fixed substrings
+   (``_GATE``, each tested with ``in`` at C speed); a unit test checks that every rule's literal
+   contains one of them, so this pre-filter never hides a line a rule would match.
 2. Each close look tries the rules (``_RULES``): literal substrings first, then one precompiled
-   regular expression, then the numbers. The rules are keyed on the stable texts of vLLM, PyTorch,
-   NCCL, Hugging Face, argparse, systemd and the kernel, in their wordings across versions.
+   regular expression, then the numbers (read from the line and, for messages wrapped over lines,
+   from the next few). The rules are keyed on the stable texts of vLLM, PyTorch, NCCL, Hugging
+   Face, argparse, pydantic, Ray, systemd and the kernel, in their wordings across versions.
 3. Every hit has a tier. The verdict is the first hit of the best tier: a specific root cause
-   (tier 1) beats systemd's bare SIGKILL (2), which beats a distributed error (3, usually another
-   rank's echo), an engine-dead report (4) and a bare error (5). So the wrapper
+   (tier 1) beats pydantic's generic "validation error for ModelConfig" (2, the next line says
+   why), systemd's bare SIGKILL (3), a distributed error (4, usually another rank's echo), an
+   engine-dead report (5) and a bare error or uncaught traceback (6). So the wrapper
    ``Engine core initialization failed. See root cause above`` never hides the cause above it, and
-   alone gives ``unknown_failure``.
+   alone gives ``unknown_failure``. A traceback followed by more serving is not a failure.
 4. A CUDA OOM's phase comes from the traceback around it (``load_model`` -> load, ``profile_run``,
    ``determine_available_memory``, ``capture_model``, ``_dummy_sampler_run`` ... -> profile), or
    else from the last start-up milestone the log printed before it (weights loading, memory
-   profiling, CUDA-graph capture, "Application startup complete" -> serve).
+   profiling, CUDA-graph capture, "Application startup complete", request handling -> serve), or
+   else from the other ranks' next milestone. With no clue at all it is ``cuda_oom_profile`` with
+   phase ``unknown``: profiling is the start-up's most memory-hungry step.
+5. systemd's outcome, where given, is one more hit: ``oom-kill`` is a root cause; a SIGKILL is
+   ``host_oom_killed`` unless systemd killed it itself after a stop timeout; SIGBUS is
+   ``shm_exhausted``; any other failed result is ``unknown_failure`` when nothing better is known.
 
 Choices worth knowing:
 
@@ -151,7 +161,7 @@ _GATE = (
     "9/KILL",
     "Timed out",
     "operation timeout",
-    "encountered an",
+    "encountered a",
     "desired GPU memory",
     "gpu_memory_utilization must",
     "but Transformers",
@@ -162,6 +172,8 @@ _GATE = (
     "invalid load key",
     "NVML",
     "NO_DEVICE",
+    "access fault",
+    "SIGBUS",
 )
 
 
@@ -352,7 +364,7 @@ _ARCH_RE = re.compile(
     r"header"
     r"|HeaderTooLarge|MetadataIncompleteBuffer|Can't load (?:tokenizer|the configuration|config)"
     r"|Unknown quantization method|Cannot find the config file|KeyError: 'model\.|incomplete metadata"
-    r"|doesn't have a tokenizer|not a string|invalid load key|PytorchStreamReader failed"
+    r"|doesn't have a tokenizer|invalid load key|PytorchStreamReader failed"
 )
 _BAD_ARGS_RE = re.compile(
     r"User-specified max_model_len \(\d+\) is greater than"
@@ -362,6 +374,7 @@ _BAD_ARGS_RE = re.compile(
     r"|Tensor parallel size \(\d+\) cannot be larger than|should be less than or equal to the number of GPUs"
     r"|exceeds the number of available GPUs|gpu_memory_utilization must be|Unknown dtype"
     r"|is not supported for quantization method|Invalid value for"
+    r"|quantization method \S+ is not supported for the current GPU"
 )
 _DRIVER_RE = re.compile(
     r"Found no NVIDIA driver|NVIDIA driver on your system is too old|CUDA driver version is insufficient"
@@ -371,7 +384,7 @@ _DRIVER_RE = re.compile(
     r"|\bXid\b|fell off the bus|GPU is lost|NVML_SUCCESS == r INTERNAL ASSERT FAILED"
     r"|Torch not compiled with CUDA enabled|Failed to infer device type|cudaErrorNoDevice"
     r"|CUDA error: (?:unknown error|initialization error|no CUDA-capable device|CUDA-capable device)"
-    r"|CUDA_ERROR_NO_DEVICE|device kernel image is invalid"
+    r"|CUDA_ERROR_NO_DEVICE|device kernel image is invalid|Memory access fault by GPU"
 )
 _DIST_RE = re.compile(
     r"NCCL error|ncclUnhandledCudaError|ncclSystemError|ncclInternalError|ncclInvalidUsage|ncclRemoteError"
@@ -382,8 +395,8 @@ _DIST_RE = re.compile(
     r"|collective operation timeout"
 )
 _DEAD_RE = re.compile(
-    r"EngineDeadError|AsyncEngineDeadError|Engine core proc \S+ died unexpectedly|EngineCore encountered an "
-    r"issue"
+    r"EngineDeadError|AsyncEngineDeadError|Engine core proc \S+ died unexpectedly"
+    r"|EngineCore encountered (?:an issue|a fatal error)|Engine background task failed"
     r"|Background loop has errored already|Engine loop has died|died unexpectedly, shutting down"
     r"|MQLLMEngine terminated|Engine process \(pid \d+\) died"
 )
@@ -470,7 +483,15 @@ _RULES: tuple[_Rule, ...] = (
             "not enough GPU memory",
         ),
         regex=_OOM_RE,
-        unless=("running out of memory", "ray.exceptions", "Memory cgroup", "Out of memory: Killed"),
+        # a recovered OOM ("... falling back to ...", "... retrying") is a warning, not the failure
+        unless=(
+            "running out of memory",
+            "ray.exceptions",
+            "Memory cgroup",
+            "Out of memory: Killed",
+            "alling back",
+            "etrying",
+        ),
         numbers=_oom_numbers,
     ),
     # --- /dev/shm
@@ -481,11 +502,12 @@ _RULES: tuple[_Rule, ...] = (
             "No space left on device",
             "shared memory segment",
             "Bus error",
+            "SIGBUS received",
             "unable to write to file </torch_",
             "status=7/BUS",
         ),
         regex=re.compile(
-            r"Error while creating shared memory segment|Bus error|unable to write to file </torch_"
+            r"Error while creating shared memory segment|Bus error|SIGBUS received|unable to write to file </torch_"
             r"|status=7/BUS|" + _SHM_NOSPACE_RE.pattern
         ),
     ),
@@ -524,6 +546,7 @@ _RULES: tuple[_Rule, ...] = (
             "gpu_memory_utilization must",
             "Unknown dtype",
             "not supported for quantization",
+            "not supported for the current GPU",
             "Invalid value for",
         ),
         regex=_BAD_ARGS_RE,
@@ -596,6 +619,7 @@ _RULES: tuple[_Rule, ...] = (
             "not compiled with CUDA",
             "infer device type",
             "cudaErrorNoDevice",
+            "access fault",
             "NO_DEVICE",
             "CUDA error: ",
         ),
@@ -603,6 +627,15 @@ _RULES: tuple[_Rule, ...] = (
     ),
     # --- systemd's bare SIGKILL (no better cause)
     _Rule(K.HOST_OOM_KILLED, _KILLED, ("status=9/KILL", "exited with code 137"), numbers=_systemd_numbers),
+    # a shell's job report when its child got SIGKILL: "Killed", "bash: line 1: 123 Killed  python ..."
+    _Rule(
+        K.HOST_OOM_KILLED,
+        _KILLED,
+        ("Killed",),
+        regex=re.compile(r"(?:^|[\]\s|:])Killed\s*$|line \d+:\s+\d+ Killed\s|^\s*\d+ Killed\s"),
+        unless=("Killed process",),
+        wrapped=False,
+    ),
     # --- distributed: NCCL, gloo, torch.distributed, Ray
     _Rule(
         K.DISTRIBUTED_ERROR,
@@ -633,6 +666,8 @@ _RULES: tuple[_Rule, ...] = (
             "DeadError",
             "died unexpectedly",
             "encountered an issue",
+            "encountered a fatal error",
+            "background task failed",
             "errored already",
             "Engine loop has died",
             "MQLLMEngine terminated",
@@ -737,6 +772,7 @@ _SERVE_MARKS = (
     "serving_completion.py",
     "serving_engine.py",
     "serving_responses.py",
+    "Dumping scheduler",
 )
 _PROFILE_MARKS = (
     "Model loading took",
@@ -867,6 +903,12 @@ def _hint(kind: FailureKind, n: Mapping[str, float | int | str]) -> str:
     if kind is K.HOST_OOM_KILLED:
         return "host RAM ran out: lower --swap-space/--cpu-offload-gb, add swap, or raise the unit's MemoryMax="
     if kind is K.VRAM_HELD:
+        if "gpu_free_gib" in n and "gpu_total_gib" in n:
+            free, total = float(n["gpu_free_gib"]), float(n["gpu_total_gib"])
+            return (
+                f"another process holds GPU memory ({free:g} of {total:g} GiB free): stop it (nvidia-smi) "
+                f"or lower --gpu-memory-utilization below {free / total:.2f}"
+            )
         return "another process holds GPU memory: stop it (nvidia-smi) or lower --gpu-memory-utilization"
     if kind is K.SHM_EXHAUSTED:
         return "/dev/shm is too small: enlarge it (docker --shm-size / --ipc=host) or set NCCL_SHM_DISABLE=1"
@@ -883,7 +925,10 @@ def _hint(kind: FailureKind, n: Mapping[str, float | int | str]) -> str:
     if kind is K.ENGINE_DEAD:
         return "the engine died: look above for its first error; a restart usually recovers"
     if kind is K.GPU_DRIVER_ERROR:
-        return "the GPU or its driver failed: check nvidia-smi and dmesg (Xid); a reboot or driver fix is needed"
+        return (
+            "the GPU, its driver or the CUDA build failed: check nvidia-smi and dmesg (Xid), that the service "
+            "sees the GPU, and that this vLLM/PyTorch build supports the GPU"
+        )
     if kind is K.UNKNOWN_FAILURE:
         return "no known cause found: read the lines above the first error"
     return ""
@@ -923,14 +968,39 @@ def _match(rule: _Rule, line: str, lines: Sequence[str], index: int) -> _Hit | N
     return _Hit(rule, index, text, numbers)
 
 
-def _scan(lines: Sequence[str]) -> tuple[list[_Hit], list[int]]:
-    """Rule hits, and the indexes of exception lines that end a traceback."""
-    hits: list[_Hit] = []
-    exception_lines: list[int] = []
+# Request and response logging (--enable-log-requests / --enable-log-outputs) quotes users' text,
+# which may well talk about errors: never read it as the server's own failure.
+_REQUEST_LOG = "Received request"
+_OUTPUT_LOG = "Generated response"
+# vLLM's logger at INFO or DEBUG: "INFO 11-30 05:00:00 [core.py:1] ..." (the year-less date is its own)
+_QUIET_RE = re.compile(r"(?:^|[\s)\]])(?:INFO|DEBUG) (?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d")
+
+
+@dataclass
+class _Scan:
+    hits: list[_Hit] = field(default_factory=list)
+    exception_lines: list[int] = field(default_factory=list)  # exception lines that end a traceback
+    killed_by_systemd: bool = False  # systemd itself sent SIGKILL (stop timeout): not an OOM kill
+
+
+def _scan(lines: Sequence[str]) -> _Scan:
+    """One pass over the lines: rule hits, uncaught exceptions, systemd's own kills."""
+    scan = _Scan()
+    hits = scan.hits
+    exception_lines = scan.exception_lines
     in_traceback = False
     gate = _GATE
     rules = _RULES
+    quiet = _QUIET_RE.search
     for index, line in enumerate(lines):
+        # vLLM's own INFO/DEBUG lines never carry a failure: skip them cheaply (most lines of a log),
+        # unless the line is a paste that joined an error onto them.
+        if (
+            ("INFO " in line or "DEBUG " in line)
+            and quiet(line)
+            and (("rror" not in line and "xception" not in line) or _REQUEST_LOG in line or _OUTPUT_LOG in line)
+        ):
+            continue
         for g in gate:
             if g in line:
                 break
@@ -938,6 +1008,8 @@ def _scan(lines: Sequence[str]) -> tuple[list[_Hit], list[int]]:
             continue
         if _TRACEBACK in line:
             in_traceback = True
+        if "timed out. Killing" in line or "Killing process" in line:
+            scan.killed_by_systemd = True
         found = False
         for rule in rules:
             hit = _match(rule, line, lines, index)
@@ -952,7 +1024,7 @@ def _scan(lines: Sequence[str]) -> tuple[list[_Hit], list[int]]:
             if _EXC_LINE_RE.match(text):
                 exception_lines.append(index)
                 in_traceback = False
-    return hits, exception_lines
+    return scan
 
 
 def _recovered_after(lines: Sequence[str], index: int) -> bool:
@@ -964,11 +1036,7 @@ def _recovered_after(lines: Sequence[str], index: int) -> bool:
     return False
 
 
-def _killed_by_systemd(lines: Sequence[str]) -> bool:
-    return any("timed out. Killing" in line or "Killing process" in line for line in lines)
-
-
-def _outcome_hit(outcome: SystemdOutcome | None, lines: Sequence[str]) -> _Hit | None:
+def _outcome_hit(outcome: SystemdOutcome | None, lines: Sequence[str], killed_by_systemd: bool) -> _Hit | None:
     if outcome is None:
         return None
     result = (outcome.result or "").lower()
@@ -989,8 +1057,9 @@ def _outcome_hit(outcome: SystemdOutcome | None, lines: Sequence[str]) -> _Hit |
     ]
     text = "systemd: " + " ".join(said)
     if result == "oom-kill":
-        return _Hit(_Rule(K.HOST_OOM_KILLED, _ROOT, ()), len(lines), text, numbers)
-    if "signal" in numbers and not _killed_by_systemd(lines):
+        # systemd's word on how the process ended is final: it goes before any line of the log
+        return _Hit(_Rule(K.HOST_OOM_KILLED, _ROOT, ()), -1, text, numbers)
+    if "signal" in numbers and not killed_by_systemd:
         return _Hit(_Rule(K.HOST_OOM_KILLED, _KILLED, ()), len(lines), text, numbers)
     if signal == "BUS" or signal == "7":
         return _Hit(_Rule(K.SHM_EXHAUSTED, _KILLED, ()), len(lines), text, numbers)
@@ -1018,15 +1087,16 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
     ``lines`` are raw messages in order, with or without prefixes; ``outcome`` is systemd's result
     for the attempt where known.
     """
-    hits, exception_lines = _scan(lines)
+    scan = _scan(lines)
+    hits, exception_lines = scan.hits, scan.exception_lines
     if exception_lines:
         last = exception_lines[-1]
         if not _recovered_after(lines, last):
             rule = _Rule(K.UNKNOWN_FAILURE, _BARE, ())
             hits.extend(_Hit(rule, i, strip_prefixes(lines[i])) for i in exception_lines[:1])
-    if _killed_by_systemd(lines):
+    if scan.killed_by_systemd:
         hits = [h for h in hits if h.rule.tier != _KILLED]
-    extra = _outcome_hit(outcome, lines)
+    extra = _outcome_hit(outcome, lines, scan.killed_by_systemd)
     if extra is not None:
         hits.append(extra)
     if not hits:
@@ -1039,7 +1109,7 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
 
     phase = first.rule.phase or Phase.UNKNOWN
     if first.rule.phase is None and lines:
-        phase = _oom_phase(lines, min(first.index, len(lines) - 1))
+        phase = _oom_phase(lines, min(max(first.index, 0), len(lines) - 1))
         if first.rule.kind is K.CUDA_OOM_RUNTIME:
             kind = _OOM_KIND_BY_PHASE[phase]
 
@@ -1058,7 +1128,10 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
             numbers["port"] = port
 
     evidence = tuple(_cut(h.text) for h in sorted(same, key=lambda h: h.index)[:_MAX_EVIDENCE])
-    return Failure(kind=kind, phase=phase, numbers=numbers, evidence=evidence, hint=_hint(kind, numbers))
+    hint = _hint(kind, numbers)
+    if kind is K.VRAM_HELD and "memory profiling" in first.text:
+        hint = "another process's GPU memory changed while vLLM profiled: give vLLM the GPU alone, then restart"
+    return Failure(kind=kind, phase=phase, numbers=numbers, evidence=evidence, hint=hint)
 
 
 def _same_kind(hit: _Hit, first: _Hit) -> bool:

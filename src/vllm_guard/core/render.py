@@ -57,7 +57,8 @@ def render_unit(
     target: Target,
     *,
     env_file: str,
-    guard_exec: str,
+    guard_exec: Sequence[str],
+    guard_config: str | None = None,
     sources: Sequence[str] = (),
 ) -> str:
     """The ``<unit>.service`` text of one target."""
@@ -90,7 +91,11 @@ def render_unit(
         environment=_environment_lines(target.environment),
         exec_start=exec_start,
         exec_start_post=(
-            esc.exec_line([guard_exec, "probe", "--wait", target.unit]) if target.probe.exec_start_post else None
+            esc.exec_line(
+                [*guard_exec, "probe", "--wait", *(["--config", guard_config] if guard_config else []), target.unit]
+            )
+            if target.probe.exec_start_post
+            else None
         ),
         restart=target.restart,
         startup_timeout_s=target.startup_timeout_s,

@@ -1,0 +1,171 @@
+"""The built-in demo: a crash-looping vLLM unit in a throwaway systemd, healed by the real vllm-guard.service.
+
+It boots a container (``vllm_guard.app.sandbox``), installs a vLLM unit whose ``--max-model-len`` is too
+large for the KV cache of an emulated 24 GiB GPU (the vLLM emulator from the source checkout's
+``tests/emulator``), starts the guard, and prints a timeline from the container's journal: each attempt,
+the failure kind and its evidence, the flags before and after the remedy, the probe's verdict, the time.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from vllm_guard.app import sandbox
+from vllm_guard.app.sandbox import GuardBox
+from vllm_guard.errors import GuardError
+from vllm_guard.exitcodes import ExitCode
+
+UNIT = "vllm-qwen"
+PORT = 8000  # vLLM's default port (the container has its own network namespace)
+MODEL = "qwen2.5-7b-instruct"  # an emulator model folder: Qwen2.5-7B-Instruct's config.json, no weights
+# 0.7 x 24 GiB leaves the emulated Qwen2.5-7B 1.6 GiB of KV cache: 30240 tokens, not the 32768 asked for.
+FLAGS = {"gpu_memory_utilization": 0.7, "max_model_len": 32768}
+RESTART_SEC = 3  # short, so the demo is quick; the shipped default is 10 s
+START_LIMIT_BURST = 5  # systemd's own default
+DEFAULT_TIMEOUT_S = 150.0  # the demo must end in under 3 minutes on 2 cores, boot included
+
+
+@dataclass
+class Timeline:
+    """Turns the container's journal into lines a person reads, and knows when the unit is healthy."""
+
+    gb: GuardBox
+    unit: str
+    out: TextIO
+    t0: float = field(default_factory=time.monotonic)
+    cursor: str | None = None
+    attempts: int = 0
+    healthy: dict[str, Any] | None = None
+    gave_up: dict[str, Any] | None = None
+    failures: list[str] = field(default_factory=list)
+
+    def say(self, text: str) -> None:
+        self.out.write(f"[{time.monotonic() - self.t0:6.1f}s] {text}\n")
+        self.out.flush()
+
+    def poll(self) -> None:
+        argv = [f"--after-cursor={self.cursor}"] if self.cursor else []
+        for entry in self.gb.box.journal(*argv):
+            self.cursor = str(entry.get("__CURSOR", self.cursor))
+            self.entry(entry)
+
+    def entry(self, e: dict[str, Any]) -> None:
+        unit_file = f"{self.unit}.service"
+        msg = str(e.get("MESSAGE", ""))
+        if e.get("_PID") == "1" and e.get("UNIT") == unit_file:
+            if msg.startswith("Started "):
+                self.attempts += 1
+                flags = " ".join(self.gb.flags(self.unit))
+                self.say(f"attempt {self.attempts}: systemd started {unit_file}  flags: {flags}")
+            elif "Main process exited" in msg or "Start request repeated too quickly" in msg:
+                self.say(f"systemd: {msg.removeprefix(unit_file + ': ')}")
+            return
+        event = e.get("VLLM_GUARD_EVENT")
+        if event is None or e.get("VLLM_GUARD_UNIT") not in (None, unit_file):
+            return
+        if event == "failure_detected":
+            kind = e.get("VLLM_GUARD_KIND", "?")
+            self.failures.append(str(kind))
+            evidence = str(e.get("VLLM_GUARD_EVIDENCE", "")).split("\n")[0]
+            self.say(f"guard: attempt failed: {kind} ({e.get('VLLM_GUARD_PHASE', '?')})")
+            if evidence:
+                self.say(f"       evidence: {_clip(evidence, 200)}")
+        elif event == "remedy_applied":
+            self.say(f"guard: remedy: {e.get('VLLM_GUARD_CHANGE', msg)}")
+            self.say(f"       flags before: {e.get('VLLM_GUARD_FLAGS_BEFORE', '?')}")
+            self.say(f"       flags after:  {e.get('VLLM_GUARD_FLAGS_AFTER', '?')}")
+            if e.get("VLLM_GUARD_REASON"):
+                self.say(f"       why: {e['VLLM_GUARD_REASON']}")
+        elif event == "verified_healthy":
+            self.healthy = e
+            ready = e.get("VLLM_GUARD_TIME_TO_READY_S")
+            self.say(f"guard: verified healthy: {msg}" + (f" (ready {ready} s after its start)" if ready else ""))
+        elif event == "gave_up":
+            self.gave_up = e
+            self.say(f"guard: gave up: {msg}")
+        elif event in ("probe_failed", "waiting_for_vram", "restarted_unit"):
+            self.say(f"guard: {event}: {msg}")
+        elif event == "guard_started":
+            self.say(f"guard: {msg}")
+
+
+def _clip(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def run_demo(*, out: TextIO = sys.stdout, timeout_s: float = DEFAULT_TIMEOUT_S) -> int:
+    """Run the demo; 0 once the unit is verified healthy, non-zero (with the journal's tail) otherwise."""
+    repo = sandbox.source_checkout()
+    if repo is None:
+        raise GuardError(
+            "demo-needs-checkout",
+            "the demo runs the vLLM emulator from a source checkout (tests/emulator), and this vllm-guard "
+            f"is installed from a package ({Path(__file__).resolve().parent})",
+            "clone the repository and run `sudo ./scripts/demo` from it",
+            exit_code=ExitCode.UNAVAILABLE,
+        )
+    sandbox.check_host()
+    started = time.monotonic()
+    name = f"vg-demo-{int(time.time()) % 100000}"
+    out.write(
+        "vllm-guard demo: a vLLM unit (the vLLM emulator, on an emulated 24 GiB GPU) asks for a 32768-token\n"
+        "context its KV cache cannot hold. Plain systemd would restart it unchanged until StartLimitBurst=5\n"
+        "gives up, and it would never serve. Booting a throwaway systemd (systemd-nspawn) ...\n"
+    )
+    out.flush()
+    with sandbox.guard_box(name, repo=repo, venv=Path(sys.prefix)) as gb:
+        out.write(f"container {name} is up ({time.monotonic() - started:.1f} s); installing the units\n\n")
+        return _run_in(gb, out=out, deadline=started + timeout_s)
+
+
+def _run_in(gb: GuardBox, *, out: TextIO, deadline: float) -> int:
+    model_dir = gb.host_dir / "models" / "Qwen2.5-7B-Instruct"
+    shutil.copytree(gb.repo / "tests" / "emulator" / "models" / MODEL, model_dir)
+    target = gb.emulator_target(
+        unit=UNIT,
+        model=gb.inside("models/Qwen2.5-7B-Instruct"),
+        port=PORT,
+        served_model_name="qwen2.5-7b-instruct",
+        flags=FLAGS,
+        restart_sec=RESTART_SEC,
+        start_limit_burst=START_LIMIT_BURST,
+    )
+    gb.write_config({"vram_wait_timeout_s": 60}, [target])
+    gb.install()
+    gb.install_guard_unit()
+    timeline = Timeline(gb, UNIT, out)
+    gb.start_guard()
+    gb.box.systemctl("start", "--no-block", f"{UNIT}.service")
+    while timeline.healthy is None and timeline.gave_up is None and time.monotonic() < deadline:
+        timeline.poll()
+        time.sleep(0.3)
+    if timeline.healthy is None:
+        why = "the guard gave up" if timeline.gave_up else "timed out before the unit was verified healthy"
+        out.write(f"\ndemo FAILED: {why}. The journal of both units (last 80 lines):\n")
+        out.write(gb.box.journal_text(80, units=[sandbox.GUARD_UNIT, f"{UNIT}.service"]) + "\n")
+        return int(ExitCode.WARN)
+    answer = gb.chat(PORT, "qwen2.5-7b-instruct")
+    state = gb.unit_state(UNIT)
+    spent = time.monotonic() - timeline.t0
+    out.write(
+        "\nresult: healthy and verified after "
+        f"{timeline.attempts} start(s) in {spent:.1f} s; failures seen: {', '.join(timeline.failures) or 'none'}\n"
+        f"        {UNIT}.service is {state.get('ActiveState')} ({state.get('SubState')}), "
+        f"NRestarts={state.get('NRestarts')}; a chat request from inside the container got HTTP {answer}\n"
+        f"        flags now: {' '.join(gb.flags(UNIT))}\n"
+        "        plain systemd: the same 5 failing starts, then 'Start request repeated too quickly'; never serves\n"
+    )
+    return int(ExitCode.OK) if answer == 200 else int(ExitCode.WARN)
+
+
+def main(timeout_s: float = DEFAULT_TIMEOUT_S) -> int:
+    try:
+        return run_demo(timeout_s=timeout_s)
+    except KeyboardInterrupt:
+        print("\ndemo interrupted; the container was torn down", file=sys.stderr)
+        return int(ExitCode.INTERRUPTED)

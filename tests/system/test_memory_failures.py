@@ -1,0 +1,186 @@
+"""Memory failures end to end: the emulator fails as vLLM does on an emulated 24 GiB GPU, the guard
+(the real vllm-guard.service) reads the journal, rewrites the env file, and verifies the restart."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.system.harness import (
+    Q7,
+    Q14,
+    Q14_AWQ,
+    GuardBox,
+    add_model,
+    event_names,
+    flag,
+    kinds,
+    sandbox,
+    settle,
+    start,
+    wait_for,
+    wait_healthy,
+    wait_state,
+)
+
+pytestmark = pytest.mark.system
+
+UNIT = "vllm-emu"
+PORT = 8000
+
+
+def test_kv_cache_too_small_sets_max_model_len_to_vllms_estimate(gbox: GuardBox) -> None:
+    # Emulated: 0.7 x 24 GiB - 14.19 GiB of weights - 1 GiB = 1.62 GiB of KV cache at 56 KiB per token:
+    # 32768 tokens do not fit; the emulator prints "the estimated maximum model length is 30240".
+    model = add_model(gbox, "qwen", Q7)
+    target = gbox.emulator_target(
+        unit=UNIT, model=model, port=PORT, flags={"gpu_memory_utilization": 0.7, "max_model_len": 32768}
+    )
+    start(gbox, [target])
+
+    healthy = wait_healthy(gbox, UNIT)
+
+    assert kinds(gbox, UNIT) == ["kv_cache_insufficient"]
+    remedy = gbox.events(UNIT, "remedy_applied")
+    assert len(remedy) == 1
+    assert "--max-model-len=32768" in remedy[0]["VLLM_GUARD_FLAGS_BEFORE"]
+    assert "--max-model-len=30240" in remedy[0]["VLLM_GUARD_FLAGS_AFTER"]
+    assert flag(gbox, UNIT, "max-model-len") == "30240"
+    assert flag(gbox, UNIT, "gpu-memory-utilization") == "0.7"
+    assert gbox.starts(UNIT) == 2
+    assert gbox.unit_state(UNIT)["ActiveState"] == "active"
+    assert healthy.get("VLLM_GUARD_UNIT") == f"{UNIT}.service"
+    assert gbox.chat(PORT, "qwen") == 200
+
+
+def test_cuda_oom_in_profiling_lowers_util_by_a_small_step(gbox: GuardBox) -> None:
+    # CUDA-graph capture needs 0.5 GiB beyond util x total; with 1 GiB held by the CUDA context,
+    # 0.95 x 24 GiB + 0.5 GiB does not fit in 23 GiB; a util a few hundredths lower does.
+    model = add_model(gbox, "qwen", Q7)
+    target = gbox.emulator_target(
+        unit=UNIT,
+        model=model,
+        port=PORT,
+        flags={"gpu_memory_utilization": 0.95, "max_model_len": 8192},
+        env={"VLLM_EMU_CUDA_RESERVED_MIB": "1024"},
+    )
+    start(gbox, [target])
+
+    wait_healthy(gbox, UNIT)
+
+    assert kinds(gbox, UNIT)[0] == "cuda_oom_profile"
+    util = float(flag(gbox, UNIT, "gpu-memory-utilization") or "0")
+    assert 0.85 <= util < 0.95, util
+    assert flag(gbox, UNIT, "max-model-len") == "8192"
+    assert 2 <= gbox.starts(UNIT) <= 3
+    assert gbox.chat(PORT, "qwen") == 200
+
+
+def test_cuda_oom_under_load_lowers_max_num_seqs(gbox: GuardBox) -> None:
+    # The emulator's engine dies of a CUDA OOM at its 3rd chat request while max_num_seqs > 64.
+    model = add_model(gbox, "qwen", Q7)
+    target = gbox.emulator_target(
+        unit=UNIT,
+        model=model,
+        port=PORT,
+        flags={"gpu_memory_utilization": 0.9, "max_model_len": 8192, "max_num_seqs": 128},
+        env={"VLLM_EMU_MODE": "oom_under_load", "VLLM_EMU_FAIL_AT_REQUEST": "3", "VLLM_EMU_SEQS_LIMIT": "64"},
+    )
+    start(gbox, [target])
+    wait_healthy(gbox, UNIT)
+
+    for _ in range(4):  # load: the third request kills the engine
+        gbox.chat(PORT, "qwen")
+    wait_healthy(gbox, UNIT, n=2)
+
+    assert "cuda_oom_runtime" in kinds(gbox, UNIT)
+    seqs = int(flag(gbox, UNIT, "max-num-seqs") or "0")
+    assert 4 <= seqs <= 64, seqs
+    assert flag(gbox, UNIT, "gpu-memory-utilization") == "0.9"
+    for _ in range(4):  # the same load now passes
+        assert gbox.chat(PORT, "qwen") == 200
+    assert gbox.starts(UNIT) == 2
+
+
+def test_weights_too_big_switches_to_the_fallback_model(gbox: GuardBox) -> None:
+    big = add_model(gbox, "qwen14", Q14)
+    awq = add_model(gbox, "qwen14-awq", Q14_AWQ)
+    target = gbox.emulator_target(
+        unit=UNIT,
+        model=big,
+        port=PORT,
+        served_model_name="qwen14",
+        flags={"max_model_len": 8192},
+        fallback=[{"model": awq, "quantization": "awq"}],
+    )
+    start(gbox, [target])
+
+    wait_healthy(gbox, UNIT)
+
+    assert kinds(gbox, UNIT) == ["cuda_oom_load"]
+    assert gbox.env_file(UNIT)["VLLM_GUARD_MODEL"] == awq
+    assert flag(gbox, UNIT, "quantization") == "awq"
+    assert gbox.starts(UNIT) == 2
+    assert gbox.chat(PORT, "qwen14") == 200  # clients keep the served name
+
+
+def test_weights_too_big_without_fallback_gives_up(gbox: GuardBox) -> None:
+    big = add_model(gbox, "qwen14", Q14)
+    target = gbox.emulator_target(unit=UNIT, model=big, port=PORT, flags={"max_model_len": 8192})
+    start(gbox, [target])
+
+    gave_up = wait_for(gbox, UNIT, "gave_up")
+    settle(6)  # three RestartSec: no restart may follow
+
+    assert kinds(gbox, UNIT) == ["cuda_oom_load"]
+    assert gave_up.get("VLLM_GUARD_KIND", "cuda_oom_load") == "cuda_oom_load"
+    assert gbox.unit_state(UNIT)["ActiveState"] in ("inactive", "failed")
+    assert gbox.starts(UNIT) == 1
+    assert "remedy_applied" not in event_names(gbox, UNIT)
+    assert gbox.env_file(UNIT)["VLLM_GUARD_MODEL"] == big
+
+
+@pytest.mark.sandbox(memory_limit_mib=400)
+def test_host_oom_kill_lowers_host_memory_flags(gbox: GuardBox) -> None:
+    # The emulator pins 128 MiB per GiB of --swap-space plus 1 MiB per sequence, really, inside a
+    # memory cgroup limited to 400 MiB: with swap_space=4 the kernel kills it; with 2 it fits.
+    model = add_model(gbox, "qwen", Q7)
+    target = gbox.emulator_target(
+        unit=UNIT,
+        model=model,
+        port=PORT,
+        flags={"max_model_len": 8192, "max_num_seqs": 64, "swap_space": 4},
+        env={"VLLM_EMU_HOST_ALLOC": "1", "VLLM_EMU_MEMCG": sandbox.INSIDE_MEMCG},
+    )
+    start(gbox, [target])
+
+    wait_healthy(gbox, UNIT)
+
+    assert gbox.box.memcg is not None and gbox.box.memcg.oom_kills() >= 1  # a real kernel OOM kill
+    assert kinds(gbox, UNIT)[0] == "host_oom_killed"
+    assert float(flag(gbox, UNIT, "swap-space") or "99") < 4
+    assert flag(gbox, UNIT, "gpu-memory-utilization") == "0.9"
+    assert gbox.chat(PORT, "qwen") == 200
+
+
+def test_vram_held_waits_without_changing_flags_then_starts(gbox: GuardBox) -> None:
+    gbox.write_gpus(sandbox.fake_gpus(holders=[{"pid": 4242, "command": "stray.py", "used_mib": 12288}]))
+    model = add_model(gbox, "qwen", Q7)
+    target = gbox.emulator_target(
+        unit=UNIT, model=model, port=PORT, flags={"gpu_memory_utilization": 0.9, "max_model_len": 8192}
+    )
+    start(gbox, [target])
+    before = gbox.flags(UNIT)
+
+    waiting = wait_for(gbox, UNIT, "waiting_for_vram")
+    assert "4242" in waiting.get("VLLM_GUARD_HOLDERS", "") or "stray.py" in str(waiting.get("MESSAGE", ""))
+    settle(3)
+    assert gbox.flags(UNIT) == before
+    assert "remedy_applied" not in event_names(gbox, UNIT)
+
+    gbox.write_gpus(sandbox.fake_gpus())  # the stray process is gone
+    wait_healthy(gbox, UNIT, timeout=90)
+
+    assert gbox.flags(UNIT) == before
+    assert kinds(gbox, UNIT)[0] == "vram_held"
+    wait_state(gbox, UNIT, ActiveState="active")
+    assert gbox.chat(PORT, "qwen") == 200

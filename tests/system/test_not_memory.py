@@ -1,0 +1,91 @@
+"""Failures that flags cannot fix: the guard changes no flag, stops what cannot recover, waits out what will."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from tests.system.harness import (
+    Q7,
+    GuardBox,
+    add_model,
+    event_names,
+    kinds,
+    settle,
+    start,
+    wait_for,
+    wait_healthy,
+)
+
+pytestmark = pytest.mark.system
+
+UNIT = "vllm-emu"
+PORT = 8000
+FLAGS = {"gpu_memory_utilization": 0.9, "max_model_len": 8192}
+
+
+def test_bad_arguments_no_flag_change_and_no_restart_loop(gbox: GuardBox) -> None:
+    model = add_model(gbox, "qwen", Q7)
+    target = gbox.emulator_target(unit=UNIT, model=model, port=PORT, flags=FLAGS, extra_args=["--no-such-flag"])
+    start(gbox, [target])
+    before = gbox.flags(UNIT)
+
+    wait_for(gbox, UNIT, "gave_up")
+    starts = gbox.starts(UNIT)
+    settle(8)  # four RestartSec
+
+    assert kinds(gbox, UNIT)[0] == "bad_arguments"
+    assert gbox.flags(UNIT) == before
+    assert "remedy_applied" not in event_names(gbox, UNIT)
+    assert gbox.starts(UNIT) == starts <= 2
+    assert gbox.unit_state(UNIT)["ActiveState"] in ("inactive", "failed")
+
+
+def test_missing_model_gives_up_after_one_start(gbox: GuardBox) -> None:
+    model = add_model(gbox, "qwen", Q7)
+    target = gbox.emulator_target(unit=UNIT, model=model, port=PORT, flags=FLAGS)
+    start(gbox, [target], start_units=False)
+    shutil.rmtree(gbox.host_dir / "models" / "qwen")  # the disk with the model is gone
+    before = gbox.flags(UNIT)
+    gbox.box.systemctl("start", "--no-block", f"{UNIT}.service")
+
+    wait_for(gbox, UNIT, "gave_up")
+    settle(6)
+
+    assert kinds(gbox, UNIT)[0] == "model_load_error"
+    assert gbox.flags(UNIT) == before
+    assert gbox.starts(UNIT) == 1
+    assert "remedy_applied" not in event_names(gbox, UNIT)
+
+
+def test_port_in_use_is_transient_and_heals_once_freed(gbox: GuardBox) -> None:
+    # Something else listens on the port first (a transient unit inside the container).
+    gbox.box.run(
+        "systemd-run",
+        "--unit=squatter",
+        "/usr/bin/python3",
+        "-m",
+        "http.server",
+        "--bind",
+        "127.0.0.1",
+        str(PORT),
+    )
+    gbox.box.wait_until("the squatter to listen", lambda: gbox.http(PORT, "/") == 200, 20)
+    model = add_model(gbox, "qwen", Q7)
+    # A longer start-limit window than the test's default: the port stays taken for a few restarts.
+    target = gbox.emulator_target(unit=UNIT, model=model, port=PORT, flags=FLAGS, start_limit_burst=10)
+    start(gbox, [target])
+    before = gbox.flags(UNIT)
+
+    failure = wait_for(gbox, UNIT, "failure_detected")
+    assert failure.get("VLLM_GUARD_KIND") == "port_in_use"
+    gbox.box.systemctl("stop", "squatter.service")
+
+    wait_healthy(gbox, UNIT, timeout=90)
+
+    assert gbox.flags(UNIT) == before
+    assert set(kinds(gbox, UNIT)) == {"port_in_use"}
+    assert "remedy_applied" not in event_names(gbox, UNIT)
+    assert "gave_up" not in event_names(gbox, UNIT)
+    assert gbox.chat(PORT, "qwen") == 200
