@@ -718,3 +718,35 @@ def test_quantization_needs_a_newer_gpu() -> None:
         "Current capability: 75."
     )
     assert classify([line]).kind is K.BAD_ARGUMENTS
+
+
+HOST_CASES = [
+    # SYNTHETIC, in the wordings of kubectl describe, docker ps and kernels before 4.19
+    pytest.param(["      Reason:       OOMKilled", "      Exit Code:    137"], {}, id="kubernetes"),
+    pytest.param(["vllm-openai   Exited (137) 5 seconds ago"], {}, id="docker-ps"),
+    pytest.param(
+        ["kernel: Out of memory: Kill process 31337 (python3) score 912 or sacrifice child"],
+        {"killed_pid": 31337},
+        id="old-kernel",
+    ),
+]
+
+
+@pytest.mark.parametrize(("lines", "numbers"), HOST_CASES)
+def test_host_oom_wordings(lines: list[str], numbers: dict[str, int]) -> None:
+    failure = classify(lines)
+    assert failure.kind is K.HOST_OOM_KILLED
+    for key, value in numbers.items():
+        assert failure.numbers[key] == value
+
+
+def test_evidence_keeps_each_text_once() -> None:
+    # https://github.com/vllm-project/vllm/issues/14452: every worker prints the same sampler OOM
+    text = (
+        "RuntimeError: CUDA out of memory occurred when warming up sampler with 1024 dummy requests. Please try "
+        "lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine."
+    )
+    lines = [
+        f"(VllmWorker rank={r} pid={100 + r}) ERROR 03-16 06:12:38 [multiproc_executor.py:375] {text}" for r in range(8)
+    ]
+    assert classify(lines).evidence == (text,)

@@ -105,3 +105,41 @@ def test_numbers_use_only_the_contract_keys() -> None:
     for _, path in CASES:
         failure = classify(_lines(path))
         assert set(failure.numbers) <= set(NUMBER_KEYS), (path.name, failure.numbers)
+
+
+# Line prefixes a deployment adds in front of every line it ships (journalctl, docker compose,
+# kubectl --timestamps): the verdict must not depend on them.
+SHIPPER_PREFIXES = [
+    "Nov 30 05:00:00 gpu-host vllm[4242]: ",
+    "vllm-qwen-1  | ",
+    "2026-11-30T05:00:00.123456789Z ",
+]
+
+
+@pytest.mark.parametrize("prefix", SHIPPER_PREFIXES)
+def test_corpus_verdicts_survive_shipper_prefixes(prefix: str) -> None:
+    changed = []
+    for _, path in CASES:
+        lines = _lines(path)
+        plain = classify(lines)
+        shipped = classify([prefix + line for line in lines])
+        if (shipped.kind, shipped.phase, dict(shipped.numbers)) != (plain.kind, plain.phase, dict(plain.numbers)):
+            changed.append(f"{path.name}: {plain.kind.value} -> {shipped.kind.value}")
+    assert not changed, changed
+
+
+def test_corpus_verdicts_survive_a_benign_start_before_and_after() -> None:
+    # A failure excerpt inside a longer log: healthy start-up lines around it change nothing but,
+    # at most, the phase of a CUDA OOM that the excerpt alone cannot place.
+    benign = [line for kind, path in CASES if kind is FailureKind.NONE for line in _lines(path)]
+    changed = []
+    for kind, path in CASES:
+        if kind is FailureKind.NONE:
+            continue
+        lines = _lines(path)
+        plain = classify(lines).kind
+        for wrapped in (benign + lines, lines + benign):
+            got = classify(wrapped).kind
+            if got is not plain and not (got.is_memory and plain.is_memory and "oom" in got.value):
+                changed.append(f"{path.name}: {plain.value} -> {got.value}")
+    assert not changed, changed

@@ -287,3 +287,52 @@ def test_memory_pressure_warns_once_then_at_most_every_five_minutes(root: Path) 
     (proc / "meminfo").write_text("MemTotal: 16000000 kB\nMemAvailable: 8000000 kB\nSwapTotal: 0 kB\nSwapFree: 0 kB\n")
     d.sample_pressure()
     assert d.pressure_warning["vllm-qwen"] is False
+
+
+def test_metrics_textfile_follows_remedies(fake_root: Path) -> None:
+    write_config(
+        fake_root,
+        '[guard]\nmetrics = true\nmetrics_path = "/var/lib/prometheus/node-exporter/vllm_guard.prom"\n'
+        '[[target]]\nmodel = "/models/tiny"\nuser = "root"\n[target.flags]\nmax_model_len = 4096\n'
+        "[target.floors]\nmax_model_len = 256\n",
+    )
+    d = make(fake_root, FakeSystemctl(), [])
+    d.reconcile()
+    d.on_event(AttemptEnded(attempt(KV_LINES)))
+    d.flush_held(force=True)
+    d.write_metrics()
+    text = (fake_root / "var/lib/prometheus/node-exporter/vllm_guard.prom").read_text()
+    assert "vllm_guard_up 1" in text
+    assert 'vllm_guard_remedies_total{kind="kv_cache_insufficient",unit="vllm-qwen.service"} 1' in text or (
+        'vllm_guard_remedies_total{unit="vllm-qwen.service",kind="kv_cache_insufficient"} 1' in text
+    ), text
+    assert any(
+        line.startswith("vllm_guard_flag{") and "max_model_len" in line and line.endswith(" 1024")
+        for line in text.splitlines()
+    ), text
+    d.write_metrics(up=False)
+    assert "vllm_guard_up 0" in (fake_root / "var/lib/prometheus/node-exporter/vllm_guard.prom").read_text()
+
+
+def test_late_lines_turn_a_plain_retry_into_the_right_remedy(root: Path) -> None:
+    from vllm_guard.core.attempt import AttemptAmended
+
+    sc, events = FakeSystemctl(), []
+    d = make(root, sc, events)
+    d.reconcile()
+    early = attempt(("vllm-qwen.service: Main process exited, code=exited, status=1/FAILURE",))
+    d.on_event(AttemptEnded(early))
+    d.flush_held(force=True)
+    ts = d.state.targets["vllm-qwen"]
+    assert [r.action for r in ts.remedies] == ["let_retry"]
+    # vLLM's V1 start-up check (vllm/v1/worker/utils.py), which journald delivered after PID 1's result
+    vram = (
+        "ValueError: Free memory on device (10.5/23.56 GiB) on startup is less than desired GPU memory "
+        "utilization (0.9, 21.2 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.",
+    )
+    late = attempt(early.lines + vram)
+    d.on_event(AttemptAmended(late))
+    assert [r.action for r in ts.remedies] == ["wait_for_vram"]
+    assert ts.remedy_counts == {"vram_held": 1}
+    assert sc.calls == [("stop", "vllm-qwen.service")]
+    assert ts.attempts[-1].kind == "vram_held"

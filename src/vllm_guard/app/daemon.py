@@ -69,8 +69,13 @@ VRAM_MARGIN_MIB = 256  # free memory beyond util x total before a start is let g
 EVIDENCE_LINES = 4000  # lines of the current attempt kept for the start evidence
 # journald does not keep a unit's output and PID 1's messages in order: live, "Failed with result" came
 # before the last lines of the traceback. An ended attempt is held this long after its latest entry
-# before it is classified (a fraction of RestartSec, which is seconds).
-CLASSIFY_GRACE_S = 0.1
+# before it is classified (a fraction of RestartSec, which is seconds), unless its lines already prove
+# the verdict; lines that still come later can change a weak verdict (see on_amended).
+CLASSIFY_GRACE_S = 0.5
+# journald tells readers about new entries late (measured on systemd 252: ~450 ms after the write, while
+# the entry itself is readable at once), so while a unit is starting, when memory failures happen, the
+# loop also looks every 50 ms; once the start is verified (or failed) it relies on the notification alone.
+FAST_POLL_S = 0.05
 PRESSURE_REPEAT_S = 300.0  # while pressure stays high, repeat the warning at most every 5 minutes
 
 
@@ -147,6 +152,9 @@ class _Live:
     next_live_probe: float | None = None
     liveness: Liveness | None = None
     verified_invocation: str | None = None
+    last_probe_ok: bool | None = None
+    ended: str | None = None  # the invocation systemd last reported ended
+    fast_until: float = 0.0  # monotonic time until which the loop looks at the journal every FAST_POLL_S
     next_vram_check: float = 0.0
 
 
@@ -163,7 +171,7 @@ class Daemon:
         self._stop = False
         self._reload = False
         self._wake_r, self._wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
-        self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="probe")
+        self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=8, thread_name_prefix="probe")
         self._status = ""
         self.follower: Any = None
         self.tracker = AttemptTracker(t.unit_file for t in self.targets)
@@ -173,6 +181,7 @@ class Daemon:
         self._pressure_warned: dict[str, float] = {}
         self._next_pressure = 0.0
         self.pressure_warning: dict[str, bool] = {}
+        self._metrics_error = False
 
     # -- small helpers --
 
@@ -377,11 +386,19 @@ class Daemon:
         elif isinstance(ev, AttemptEnded):
             if live.invocation == ev.attempt.invocation_id:
                 live.next_live_probe = None
-            self.held[ev.attempt.invocation_id] = (ev.attempt, time.monotonic() + CLASSIFY_GRACE_S)
+            live.ended = ev.attempt.invocation_id
+            if not ev.attempt.stop_requested:
+                # systemd restarts it after RestartSec: see that start, and what it prints, without delay
+                live.fast_until = time.monotonic() + target.restart.restart_sec + 3.0
+            # a verdict the lines already prove needs no grace; a weak one waits for late lines
+            due = time.monotonic() + (0.0 if self._decisive(ev.attempt) else CLASSIFY_GRACE_S)
+            self.held[ev.attempt.invocation_id] = (ev.attempt, due)
         elif isinstance(ev, AttemptAmended):
             inv = ev.attempt.invocation_id
             if inv in self.held:
                 self.held[inv] = (ev.attempt, time.monotonic() + CLASSIFY_GRACE_S)
+            else:
+                self.on_amended(target, ts, live, ev.attempt)
         elif isinstance(ev, UnitStopped):
             if ev.by_request and not ts.guard_stopped:
                 ts.stopped_by_person = True
@@ -391,6 +408,11 @@ class Daemon:
             self.on_start_limit(target, ts)
         elif isinstance(ev, RestartScheduled):
             pass
+
+    @staticmethod
+    def _decisive(attempt: Attempt) -> bool:
+        failure = classify(attempt.lines, attempt.outcome())
+        return (failure.kind.is_memory and bool(failure.numbers)) or failure.kind.is_permanent
 
     def flush_held(self, *, force: bool = False) -> float | None:
         """Classify the ended attempts whose grace is over; return seconds until the next one is due."""
@@ -468,6 +490,25 @@ class Daemon:
             ATTEMPT=str(len(ts.attempts)),
         )
         self.remedy(target, ts, failure, attempt.invocation_id)
+
+    def on_amended(self, target: Target, ts: TargetState, live: _Live, attempt: Attempt) -> None:
+        """Late lines of an attempt already handled: a weak verdict (unknown) may now have its cause."""
+        rec = next((a for a in ts.attempts if a.invocation_id == attempt.invocation_id), None)
+        if rec is None or rec.kind != FailureKind.UNKNOWN_FAILURE.value or ts.pending is not None:
+            return
+        if classify(attempt.lines, attempt.outcome()).kind in (FailureKind.UNKNOWN_FAILURE, FailureKind.NONE):
+            return
+        last = ts.remedies[-1] if ts.remedies else None
+        if last is None or last.invocation_id != attempt.invocation_id or last.action != Action.LET_RETRY.value:
+            return
+        # take back the plain retry (it changed nothing) and decide again on the whole attempt
+        ts.remedies.pop()
+        for counter in (ts.remedy_counts, ts.rungs):
+            counter[last.kind] = counter.get(last.kind, 1) - 1
+            if counter[last.kind] <= 0:
+                del counter[last.kind]
+        ts.handled = [h for h in ts.handled if h != attempt.invocation_id]
+        self.on_ended(target, ts, live, attempt)
 
     def remedy(self, target: Target, ts: TargetState, failure: Failure, invocation_id: str | None) -> None:
         if ts.step_back_from is not None and failure.kind.is_memory:
@@ -614,8 +655,9 @@ class Daemon:
     # -- probes --
 
     def start_probe(self, target: Target, ts: TargetState, live: _Live, *, kind: str) -> None:
-        if live.probe is not None and not live.probe.done():
-            return
+        busy = live.probe is not None and not live.probe.done()
+        if busy and (kind == "live" or live.probe_invocation == live.invocation):
+            return  # a start probe of an earlier attempt stops by itself: it sees the new invocation
         probe_mod = self.deps.probes()
         try:
             api_key = read_api_key(target, self.paths)
@@ -625,7 +667,7 @@ class Daemon:
         invocation = live.invocation
 
         def still_this_start() -> bool:
-            return self._stop or live.invocation != invocation
+            return self._stop or live.invocation != invocation or live.ended == invocation
 
         if kind == "start":
             fut = self._pool.submit(
@@ -659,6 +701,8 @@ class Daemon:
 
     def on_probe(self, target: Target, ts: TargetState, live: _Live, result: ProbeResult) -> None:
         now = self.now()
+        live.last_probe_ok = result.ok
+        self.dirty = True
         if result.ok:
             if live.probe_kind == "start" and live.verified_invocation != live.invocation:
                 live.verified_invocation = live.invocation
@@ -915,6 +959,7 @@ class Daemon:
         if fresh_tracker:
             self.tracker = AttemptTracker(units)
         self.follower = JournalFollower(units, cursor=self.state.cursor, since_now=self.state.cursor is None)
+        self.write_metrics()
 
     def _signals(self) -> None:
         def stop(_sig: int, _frm: object) -> None:
@@ -928,6 +973,57 @@ class Daemon:
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)
         signal.signal(signal.SIGHUP, hup)
+
+    def write_metrics(self, *, up: bool = True) -> None:
+        """The node_exporter textfile (when [guard] metrics = true)."""
+        g = self.loaded.config.guard
+        if not g.metrics:
+            return
+        from vllm_guard.adapters.metrics import write_textfile
+        from vllm_guard.core.metrics import MetricsSnapshot, PressureSample, TargetSnapshot, flag_values
+
+        targets = []
+        for t in self.targets:
+            ts, live = self.ts(t), self.live[t.unit]
+            cur = ts.current or base_current(t)
+            lv = ts.last_verified
+            kv = lv.evidence.get("kv_cache_tokens") if lv else None
+            targets.append(
+                TargetSnapshot(
+                    unit=t.unit_file,
+                    remedies=dict(ts.remedy_counts),
+                    flags=flag_values(cur.flags),
+                    last_probe_ok=live.last_probe_ok,
+                    time_to_ready_s=lv.time_to_ready_s if lv else None,
+                    gave_up=ts.gave_up is not None,
+                    kv_cache_tokens=int(kv) if isinstance(kv, (int, float)) else None,
+                )
+            )
+        pressure = [
+            PressureSample("host_memory", active, unit=f"{unit}.service")
+            for unit, active in self.pressure_warning.items()
+        ]
+        path = self.paths.under(g.metrics_path.lstrip("/"))
+        try:
+            write_textfile(path, MetricsSnapshot(up=up, targets=targets, pressure=pressure))
+        except OSError as err:
+            if not self._metrics_error:
+                self._metrics_error = True
+                print(f"vllm-guard: warning: cannot write metrics to {path}: {err}", file=sys.stderr)
+
+    def _starting(self) -> bool:
+        """Some unit is between its start and the start probe's verdict."""
+        mono = time.monotonic()
+        return any(
+            mono < live.fast_until
+            or (
+                live.invocation is not None
+                and live.probe_kind == "start"
+                and live.probe is not None
+                and not live.probe.done()
+            )
+            for live in self.live.values()
+        )
 
     def status_line(self) -> str:
         parts = []
@@ -975,6 +1071,8 @@ class Daemon:
             timeout = self.timers()
             if self.held:
                 timeout = min(timeout, self.flush_held() or 0.0)
+            if self._starting():
+                timeout = min(timeout, FAST_POLL_S)
             if wd is not None:
                 timeout = min(timeout, wd)
             if self.follower.caught_up:
@@ -1010,6 +1108,7 @@ class Daemon:
             self.collect_probes()
             if self.dirty:
                 self.save()
+                self.write_metrics()
             status = self.status_line()
             if status != self._status:
                 self._status = status
@@ -1019,6 +1118,7 @@ class Daemon:
                 last_wd = time.monotonic()
         self.deps.notifier.stopping("shutting down")
         self.save()
+        self.write_metrics(up=False)
         self.emit(EventKind.GUARD_STOPPING, "vllm-guard stopping")
         self._pool.shutdown(wait=False, cancel_futures=True)
         self.follower.close()

@@ -110,6 +110,8 @@ _GATE = (
     "ation fault",
     "dumped",
     "exited",
+    "/EXEC",
+    "executable",
     "Not Found",
     "NotFound",
     "not a valid",
@@ -174,6 +176,7 @@ _GATE = (
     "NO_DEVICE",
     "access fault",
     "SIGBUS",
+    "Exited (137)",
 )
 
 
@@ -257,7 +260,7 @@ _PORT_RE = re.compile(
     r"|\bport[:=]? ?(\d{1,5})\b"  # torch's TCPStore: port: 29500
     r"|addr='[a-z]+://[^']*:(\d{1,5})'"  # zmq: (addr='tcp://127.0.0.1:5570')
 )
-_KILLED_PID_RE = re.compile(r"Killed process (\d+)")
+_KILLED_PID_RE = re.compile(r"Kill(?:ed)? process (\d+)")
 _SYSTEMD_STATUS_RE = re.compile(r"code=(exited|killed|dumped), status=(\d+)(?:/(\w+))?")
 _MAXLEN_USER_RE = re.compile(r"User-specified max_model_len \((\d+)\)")
 _ARGS_PORT_RE = re.compile(r"""\bport['"]?(?:=|: ?)(\d{1,5})\b""")
@@ -459,6 +462,8 @@ _RULES: tuple[_Rule, ...] = (
             "oom_kill_process",
             "killed due to memory pressure",
             "exceeds the memory usage threshold",
+            "OOMKilled",  # Kubernetes: a container's last state
+            "Out of memory: Kill process",  # kernels before 4.19
         ),
         numbers=_host_numbers,
     ),
@@ -522,6 +527,8 @@ _RULES: tuple[_Rule, ...] = (
     ),
     # --- argparse and config validation
     _Rule(K.BAD_ARGUMENTS, _ROOT, (": error: ",), regex=_ARGPARSE_RE),
+    # systemd could not start the command at all (a wrong path in ExecStart=/ExecStartPost=): 203/EXEC
+    _Rule(K.BAD_ARGUMENTS, _ROOT, ("Failed at step EXEC spawning", "status=203/EXEC", "Failed to locate executable")),
     # pydantic's "N validation error for ModelConfig": the next line ("Value error, ...") says why,
     # and may name the model rather than an argument, so a specific rule on it wins.
     _Rule(
@@ -626,7 +633,12 @@ _RULES: tuple[_Rule, ...] = (
         regex=_DRIVER_RE,
     ),
     # --- systemd's bare SIGKILL (no better cause)
-    _Rule(K.HOST_OOM_KILLED, _KILLED, ("status=9/KILL", "exited with code 137"), numbers=_systemd_numbers),
+    _Rule(
+        K.HOST_OOM_KILLED,
+        _KILLED,
+        ("status=9/KILL", "exited with code 137", "Exited (137)"),
+        numbers=_systemd_numbers,
+    ),
     # a shell's job report when its child got SIGKILL: "Killed", "bash: line 1: 123 Killed  python ..."
     _Rule(
         K.HOST_OOM_KILLED,
@@ -1127,7 +1139,9 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
         if port is not None:
             numbers["port"] = port
 
-    evidence = tuple(_cut(h.text) for h in sorted(same, key=lambda h: h.index)[:_MAX_EVIDENCE])
+    # every rank prints the same error: keep each text once, in log order
+    texts = dict.fromkeys(_cut(h.text) for h in sorted(same, key=lambda h: h.index))
+    evidence = tuple(texts)[:_MAX_EVIDENCE]
     hint = _hint(kind, numbers)
     if kind is K.VRAM_HELD and "memory profiling" in first.text:
         hint = "another process's GPU memory changed while vLLM profiled: give vLLM the GPU alone, then restart"

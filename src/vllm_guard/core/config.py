@@ -138,11 +138,12 @@ class Probe(_Model):
 
 
 class Fallback(_Model):
-    """A smaller build of the same model, for when the weights do not fit (e.g. AWQ, GPTQ, FP8)."""
+    """A smaller build of the same model, for when the weights do not fit (e.g. AWQ, GPTQ, FP8).
+
+    It is served under the target's served name, so clients keep working after the switch."""
 
     model: str
     quantization: str | None = None
-    served_model_name: str | None = None  # None: keep the target's, so clients keep working
     max_model_len: int | None = Field(default=None, ge=16)
 
 

@@ -91,6 +91,7 @@ class TargetState(_M):
     current: Current | None = None
     rungs: dict[str, int] = Field(default_factory=dict)  # remedies per failure kind since the last healthy start
     remedies: list[Remedy] = Field(default_factory=list)
+    remedy_counts: dict[str, int] = Field(default_factory=dict)  # per failure kind, never trimmed (metrics)
     attempts: list[AttemptRecord] = Field(default_factory=list)
     handled: list[str] = Field(default_factory=list)
     pending: Pending | None = None
@@ -111,6 +112,7 @@ class TargetState(_M):
         del self.attempts[:-HISTORY_LIMIT]
 
     def add_remedy(self, rem: Remedy) -> None:
+        self.remedy_counts[rem.kind] = self.remedy_counts.get(rem.kind, 0) + 1
         self.remedies.append(rem)
         del self.remedies[:-HISTORY_LIMIT]
 
