@@ -208,3 +208,18 @@ def timeline(gb: Any, unit: str) -> str:
         )
         rows.append(f"  {e.get('VLLM_GUARD_EVENT', ''):<18} {kind:<22} {extra}")
     return f"{unit}: {gb.starts(unit)} start(s)\n" + "\n".join(rows)
+
+
+def wait_healthy_or_gave_up(gb: Any, unit: str, timeout: float) -> dict[str, Any]:
+    """The unit's first verified_healthy event; fails at once if the guard gives up first."""
+
+    def seen() -> dict[str, Any] | None:
+        healthy = gb.events(unit, "verified_healthy")
+        if healthy:
+            return dict(healthy[0])
+        gave_up = gb.events(unit, "gave_up")
+        if gave_up:
+            raise AssertionError(f"the guard gave up on {unit}: {gave_up[0].get('MESSAGE')}")
+        return None
+
+    return dict(gb.box.wait_until(f"verified_healthy of {unit}", seen, timeout))
