@@ -623,8 +623,8 @@ class Daemon:
         if ts.gave_up is not None or ts.stopped_by_person or not ts.remedies:
             return
         last = ts.remedies[-1]
-        if last.action not in (Action.CHANGE_FLAGS.value, Action.SWITCH_MODEL.value, Action.LET_RETRY.value):
-            return
+        if last.action not in (Action.CHANGE_FLAGS.value, Action.SWITCH_MODEL.value):
+            return  # systemd's limit stands when the guard has no new step: same flags, same failure
         used = ts.remedies_since(self.now() - target.budget.window_s)
         if used >= target.budget.max_remedies:
             return
@@ -695,8 +695,8 @@ class Daemon:
             except Exception as err:  # a bug in a probe must not kill the loop
                 self.emit(EventKind.PROBE_FAILED, f"{t.unit_file}: probe crashed: {err!r}", t, PROBE_STEP="crash")
                 continue
-            if live.probe_invocation != live.invocation:
-                continue  # that start is over
+            if live.probe_invocation != live.invocation or live.ended == live.probe_invocation:
+                continue  # that start is over (its failure is reported from the journal)
             self.on_probe(t, self.ts(t), live, result)
 
     def on_probe(self, target: Target, ts: TargetState, live: _Live, result: ProbeResult) -> None:
