@@ -76,7 +76,7 @@ def start(
             gb.box.systemctl("start", "--no-block", f"{t['unit']}.service")
 
 
-def wait_healthy(gb: GuardBox, unit: str, n: int = 1, timeout: float = 120.0) -> dict[str, Any]:
+def wait_healthy(gb: GuardBox, unit: str, n: int = 1, timeout: float = 60.0) -> dict[str, Any]:
     """The n-th verified_healthy event of the unit (waits for it)."""
 
     def nth() -> dict[str, Any] | None:
@@ -86,7 +86,7 @@ def wait_healthy(gb: GuardBox, unit: str, n: int = 1, timeout: float = 120.0) ->
     return gb.box.wait_until(f"verified_healthy #{n} of {unit}", nth, timeout)
 
 
-def wait_for(gb: GuardBox, unit: str, event: str, n: int = 1, timeout: float = 120.0) -> dict[str, Any]:
+def wait_for(gb: GuardBox, unit: str, event: str, n: int = 1, timeout: float = 60.0) -> dict[str, Any]:
     def nth() -> dict[str, Any] | None:
         got = gb.events(unit, event)
         return got[n - 1] if len(got) >= n else None
@@ -120,6 +120,26 @@ def flag(gb: GuardBox, unit: str, name: str) -> str | None:
     return None
 
 
+# Known defects of the daemon these scenarios found; the scenarios are marked with them until fixed.
+PROBE_AFTER_FAILED_START = pytest.mark.xfail(
+    strict=True,
+    reason="daemon: after a failed attempt the next start is never probed, so no verified_healthy: "
+    "start_probe() returns early while the failed attempt's wait_until_answers() is still running, and "
+    "collect_probes() then drops that stale result without starting a probe for the current invocation "
+    "(app/daemon.py)",
+)
+FIRST_BURST_SKIPPED = "journal follower: JournalFollower(since_now=True) on a journal with no entry of the unit yet "
+FIRST_BURST_SKIPPED += (
+    "leaves sd_journal's seek_tail() unresolved until the first read, which then skips what was already "
+    "written: a first attempt that fails within ~0.1 s of its start is classified from its last line only "
+    "(unknown_failure) and costs one more start (adapters/journal.py, JournalFollower._open)"
+)
+
+
+def first_burst_skipped(strict: bool = True) -> pytest.MarkDecorator:
+    return pytest.mark.xfail(strict=strict, reason=FIRST_BURST_SKIPPED)
+
+
 def settle(seconds: float) -> None:
     """Let systemd and the guard act (used only to prove that nothing more happens)."""
     time.sleep(seconds)
@@ -127,6 +147,8 @@ def settle(seconds: float) -> None:
 
 __all__ = [
     "EMULATOR_MODELS",
+    "FIRST_BURST_SKIPPED",
+    "PROBE_AFTER_FAILED_START",
     "Q7",
     "Q14",
     "Q14_AWQ",
@@ -134,6 +156,7 @@ __all__ = [
     "GuardBox",
     "add_model",
     "event_names",
+    "first_burst_skipped",
     "flag",
     "kinds",
     "requires_sandbox",

@@ -30,7 +30,7 @@ def test_guard_sigkilled_mid_remedy_finishes_the_step_exactly_once(gbox: GuardBo
     start(gbox, [target])
 
     wait_for(gbox, UNIT, "failure_detected")
-    gbox.box.systemctl("kill", "--signal=SIGKILL", "vllm-guard.service")
+    gbox.box.systemctl("kill", "--kill-whom=main", "--signal=SIGKILL", "vllm-guard.service")
 
     wait_healthy(gbox, UNIT, timeout=120)
 
