@@ -76,7 +76,10 @@ CLASSIFY_GRACE_S = 0.5
 # the entry itself is readable at once), so while a unit is starting, when memory failures happen, the
 # loop also looks every 50 ms; once the start is verified (or failed) it relies on the notification alone.
 FAST_POLL_S = 0.05
-PRESSURE_REPEAT_S = 300.0  # while pressure stays high, repeat the warning at most every 5 minutes
+PRESSURE_REPEAT_S = 300.0
+# The cursor alone (lines of a running unit, nothing decided) is saved at most this often: a replay after
+# a crash costs nothing (handled attempts are remembered), a save per batch of log lines costs CPU.
+CURSOR_SAVE_S = 30.0  # while pressure stays high, repeat the warning at most every 5 minutes
 
 
 class Systemctl(Protocol):
@@ -182,6 +185,7 @@ class Daemon:
         self._next_pressure = 0.0
         self.pressure_warning: dict[str, bool] = {}
         self._metrics_error = False
+        self._saved_at = 0.0
 
     # -- small helpers --
 
@@ -211,6 +215,7 @@ class Daemon:
         with self.store.locked():
             self.store.save(self.state)
         self.dirty = False
+        self._saved_at = time.monotonic()
 
     def wake(self) -> None:
         with contextlib.suppress(BlockingIOError, OSError):
@@ -1101,7 +1106,7 @@ class Daemon:
                     self.on_event(ev)
                 except Exception as err:  # one bad entry never kills the loop
                     print(f"vllm-guard: error handling {type(ev).__name__}: {err!r}", file=sys.stderr)
-            if entries:
+            if entries and not self.dirty and time.monotonic() - self._saved_at >= CURSOR_SAVE_S:
                 self.dirty = True
             if self.held:
                 self.flush_held()
