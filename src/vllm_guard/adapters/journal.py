@@ -209,6 +209,11 @@ class JournalFollower:
             reader.seek_tail()
             if reader._previous():
                 self._cursor = reader._get_cursor()
+            else:
+                # Nothing matches yet: a seek to the tail would stay unresolved until the first read and then
+                # skip what the unit wrote in between (a start that fails in its first 0.1 s). From the head,
+                # every entry that matches is one written from now on.
+                reader.seek_head()
             self._since_now = False
             self._dedupe = False
         else:

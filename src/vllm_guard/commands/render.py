@@ -16,7 +16,7 @@ DESCRIPTION = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    add_common(p)
+    add_common(p, json_flag=True)
     p.add_argument("--out", type=Path, help="write the files into this folder instead of printing them")
     p.add_argument(
         "--no-check-files",
@@ -33,6 +33,17 @@ def run(args: argparse.Namespace) -> int:
     paths = Paths(args.root)
     loaded = load_config(paths, args.config, check_files=not args.no_check_files)
     files = render_all(loaded, paths, with_api_keys=False)
+    if args.out is None and args.json:
+        import json
+
+        from vllm_guard.consts import JSON_SCHEMA
+
+        doc = {
+            "schema": JSON_SCHEMA,
+            "files": [{"name": f.name, "mode": f"{f.mode:04o}", "text": f.text} for f in files],
+        }
+        print(json.dumps(doc))
+        return int(ExitCode.OK)
     if args.out is None:
         for f in files:
             print(f"### {f.name}")

