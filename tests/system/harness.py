@@ -7,6 +7,13 @@ Stable API (the acceptance tests import it):
 - fixture ``gbox`` (from tests/system/conftest.py): a ``GuardBox`` booted for the test; the container's
   journal is attached to the report of a failed test. ``@pytest.mark.sandbox(memory_limit_mib=N)``
   gives the container a memory cgroup (bound writable at ``sandbox.INSIDE_MEMCG``) for real OOM kills.
+  Another tier reuses both with ``from tests.system.conftest import gbox, pytest_configure,
+  pytest_runtest_makereport  # noqa: F401`` in its conftest.py.
+- ``GuardBox`` (vllm_guard.app.sandbox): ``emulator_target(...)`` builds a ``[[target]]`` for the
+  emulator; for real vLLM build the dict yourself (``command``, ``model``, ``user = "root"``, ...).
+  ``events(unit, event)``, ``unit_state``, ``starts``, ``flags``, ``env_file``, ``chat``, ``http``,
+  ``box.run``/``box.journal``/``box.write`` reach inside. The checkout and its venv must not be under
+  /tmp or /var/tmp (the guard's unit has PrivateTmp=yes).
 - ``add_model(gb, name, source)``: copy a model folder into the test folder; returns its path inside.
 - ``start(gb, targets, guard=..., start_units=True, with_guard=True)``: write the config, ``vllm-guard
   install`` it, install and start the real ``vllm-guard.service``, start the vLLM units.
