@@ -714,12 +714,9 @@ def guard_box(
 ) -> Iterator[GuardBox]:
     """Boot a container with the checkout, its venv and a fresh test folder bound in; tear down after."""
     venv = venv or Path(sys.prefix)
-    for folder in (repo, venv):
-        if any(folder.resolve().is_relative_to(t) for t in ("/tmp", "/var/tmp")):
-            # The container mounts a fresh /tmp, and the guard's unit has PrivateTmp=yes (/tmp and /var/tmp).
-            raise SandboxError(
-                f"{folder} is under {folder.parts[1]}/, which the guard's unit cannot see", "use a checkout elsewhere"
-            )
+    # The guard's and the vLLM units have PrivateTmp=yes: a checkout under /tmp or /var/tmp is hidden from
+    # them unless each service binds it back over its private /tmp (systemd mounts the longer path last).
+    under_tmp = [str(f) for f in (repo, venv) if any(f.resolve().is_relative_to(t) for t in ("/tmp", "/var/tmp"))]
     host_dir = Path(tempfile.mkdtemp(prefix=f"vllm-guard-test-{name}-", dir=keep_dir))
     host_dir.chmod(0o755)
     binds = [Bind(repo), Bind(host_dir, INSIDE_TEST_DIR, read_only=False)]
@@ -733,6 +730,12 @@ def guard_box(
             # systemd-networkd-wait-online would hold every start for its 2-minute timeout.
             box.path("/run/systemd/system").mkdir(parents=True, exist_ok=True)
             box.path("/run/systemd/system/systemd-networkd-wait-online.service").symlink_to("/dev/null")
+            if under_tmp:
+                # a drop-in for every service (service.d/): the checkout stays visible behind PrivateTmp=
+                box.write(
+                    "/run/systemd/system/service.d/50-vllm-guard-test-checkout.conf",
+                    "[Service]\nBindReadOnlyPaths=" + " ".join(under_tmp) + "\n",
+                )
             box.systemctl("daemon-reload")
             yield gb
     finally:
