@@ -711,6 +711,7 @@ def guard_box(
     venv: Path | None = None,
     memory_limit_bytes: int | None = None,
     keep_dir: Path | None = None,
+    extra_binds: Sequence[Bind] = (),
 ) -> Iterator[GuardBox]:
     """Boot a container with the checkout, its venv and a fresh test folder bound in; tear down after."""
     venv = venv or Path(sys.prefix)
@@ -722,6 +723,7 @@ def guard_box(
     binds = [Bind(repo), Bind(host_dir, INSIDE_TEST_DIR, read_only=False)]
     if not venv.resolve().is_relative_to(repo.resolve()):
         binds.append(Bind(venv))
+    binds += list(extra_binds)
     try:
         with booted(Sandbox(name=name, binds=binds, memory_limit_bytes=memory_limit_bytes)) as box:
             gb = GuardBox(box=box, repo=repo, venv=venv, host_dir=host_dir)
