@@ -134,9 +134,13 @@ def run_demo(*, out: TextIO = sys.stdout, timeout_s: float = DEFAULT_TIMEOUT_S, 
         )
     started = time.monotonic()
     name = f"vg-demo-{int(time.time()) % 100000}"
+    if vllm_venv is None:
+        what = "a vLLM unit (the vLLM emulator, on an emulated 24 GiB GPU) asks for a 32768-token context"
+    else:
+        what = "a vLLM unit (real vLLM on the CPU, a tiny Qwen2, 1 GiB of KV space) asks for a 131072-token context"
     out.write(
-        "vllm-guard demo: a vLLM unit (the vLLM emulator, on an emulated 24 GiB GPU) asks for a 32768-token\n"
-        "context its KV cache cannot hold. Plain systemd would restart it unchanged until StartLimitBurst=5\n"
+        f"vllm-guard demo: {what}\n"
+        "its KV cache cannot hold. Plain systemd would restart it unchanged until StartLimitBurst=5\n"
         "gives up, and it would never serve. Booting a throwaway systemd (systemd-nspawn) ...\n"
     )
     out.flush()
@@ -182,7 +186,7 @@ def _real_vllm_target(gb: GuardBox, venv: Path, out: TextIO) -> dict[str, Any]:
         unit=UNIT,
         model=gb.inside("models/tiny-qwen2-long"),
         port=PORT,
-        served_model_name="qwen2.5-7b-instruct",
+        served_model_name="tiny-qwen2",
         flags={"max_model_len": REAL_MODEL_LEN, "enforce_eager": True},  # eager: no compile, a faster start
         restart_sec=RESTART_SEC,
         start_limit_burst=START_LIMIT_BURST,
@@ -214,7 +218,7 @@ def _run_in(gb: GuardBox, target: dict[str, Any], *, out: TextIO, deadline: floa
         out.write(f"\ndemo FAILED: {why}. The journal of both units (last 80 lines):\n")
         out.write(gb.box.journal_text(80, units=[sandbox.GUARD_UNIT, f"{UNIT}.service"]) + "\n")
         return int(ExitCode.WARN)
-    answer = gb.chat(PORT, "qwen2.5-7b-instruct")
+    answer = gb.chat(PORT, str(target["served_model_name"]))
     state = gb.unit_state(UNIT)
     spent = time.monotonic() - timeline.t0
     out.write(
