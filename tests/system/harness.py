@@ -7,6 +7,12 @@ Stable API (the acceptance tests import it):
 - fixture ``gbox`` (from tests/system/conftest.py): a ``GuardBox`` booted for the test; the container's
   journal is attached to the report of a failed test. ``@pytest.mark.sandbox(memory_limit_mib=N)``
   gives the container a memory cgroup (bound writable at ``sandbox.INSIDE_MEMCG``) for real OOM kills.
+  Another tier reuses both with ``from tests.system.conftest import gbox, pytest_configure,
+  pytest_runtest_makereport  # noqa: F401`` in its conftest.py.
+- ``GuardBox`` (vllm_guard.app.sandbox): ``emulator_target(...)`` builds a ``[[target]]`` for the
+  emulator; for real vLLM build the dict yourself (``command``, ``model``, ``user = "root"``, ...).
+  ``events(unit, event)``, ``unit_state``, ``starts``, ``flags``, ``env_file``, ``chat``, ``http``,
+  ``box.run``/``box.journal``/``box.write`` reach inside.
 - ``add_model(gb, name, source)``: copy a model folder into the test folder; returns its path inside.
 - ``start(gb, targets, guard=..., start_units=True, with_guard=True)``: write the config, ``vllm-guard
   install`` it, install and start the real ``vllm-guard.service``, start the vLLM units.
@@ -120,26 +126,6 @@ def flag(gb: GuardBox, unit: str, name: str) -> str | None:
     return None
 
 
-# Known defects of the daemon these scenarios found; the scenarios are marked with them until fixed.
-PROBE_AFTER_FAILED_START = pytest.mark.xfail(
-    strict=True,
-    reason="daemon: after a failed attempt the next start is never probed, so no verified_healthy: "
-    "start_probe() returns early while the failed attempt's wait_until_answers() is still running, and "
-    "collect_probes() then drops that stale result without starting a probe for the current invocation "
-    "(app/daemon.py)",
-)
-FIRST_BURST_SKIPPED = "journal follower: JournalFollower(since_now=True) on a journal with no entry of the unit yet "
-FIRST_BURST_SKIPPED += (
-    "leaves sd_journal's seek_tail() unresolved until the first read, which then skips what was already "
-    "written: a first attempt that fails within ~0.1 s of its start is classified from its last line only "
-    "(unknown_failure) and costs one more start (adapters/journal.py, JournalFollower._open)"
-)
-
-
-def first_burst_skipped(strict: bool = True) -> pytest.MarkDecorator:
-    return pytest.mark.xfail(strict=strict, reason=FIRST_BURST_SKIPPED)
-
-
 def settle(seconds: float) -> None:
     """Let systemd and the guard act (used only to prove that nothing more happens)."""
     time.sleep(seconds)
@@ -147,8 +133,6 @@ def settle(seconds: float) -> None:
 
 __all__ = [
     "EMULATOR_MODELS",
-    "FIRST_BURST_SKIPPED",
-    "PROBE_AFTER_FAILED_START",
     "Q7",
     "Q14",
     "Q14_AWQ",
@@ -156,7 +140,6 @@ __all__ = [
     "GuardBox",
     "add_model",
     "event_names",
-    "first_burst_skipped",
     "flag",
     "kinds",
     "requires_sandbox",

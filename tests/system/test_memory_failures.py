@@ -12,7 +12,6 @@ from tests.system.harness import (
     GuardBox,
     add_model,
     event_names,
-    first_burst_skipped,
     flag,
     kinds,
     sandbox,
@@ -124,7 +123,6 @@ def test_weights_too_big_switches_to_the_fallback_model(gbox: GuardBox) -> None:
     assert gbox.chat(PORT, "qwen14") == 200  # clients keep the served name
 
 
-@first_burst_skipped(strict=False)  # timing: fails 0.1 s after its start
 def test_weights_too_big_without_fallback_gives_up(gbox: GuardBox) -> None:
     big = add_model(gbox, "qwen14", Q14)
     target = gbox.emulator_target(unit=UNIT, model=big, port=PORT, flags={"max_model_len": 8192})
@@ -164,7 +162,6 @@ def test_host_oom_kill_lowers_host_memory_flags(gbox: GuardBox) -> None:
     assert gbox.chat(PORT, "qwen") == 200
 
 
-@first_burst_skipped(strict=False)  # timing: fails right after its start
 def test_vram_held_waits_without_changing_flags_then_starts(gbox: GuardBox) -> None:
     gbox.write_gpus(sandbox.fake_gpus(holders=[{"pid": 4242, "command": "stray.py", "used_mib": 12288}]))
     model = add_model(gbox, "qwen", Q7)
