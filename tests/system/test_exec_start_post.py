@@ -32,14 +32,15 @@ def test_unit_is_activating_until_the_chat_probe_passes(gbox: GuardBox) -> None:
     t0 = time.monotonic()
     gbox.box.systemctl("start", "--no-block", f"{UNIT}.service")
 
-    seen_activating = []
+    seen = []
     while time.monotonic() - t0 < LOAD_S - 4:
         st = gbox.unit_state(UNIT)
-        seen_activating.append((st.get("ActiveState"), st.get("SubState")))
-        assert st.get("ActiveState") == "activating", st
+        seen.append((st.get("ActiveState"), st.get("SubState")))
+        # until the start job runs the unit may still read inactive; once it runs, never active yet
+        assert st.get("ActiveState") in ("activating", "inactive"), st
         assert gbox.chat(PORT, "qwen", timeout=2) != 200  # the model does not answer yet
         time.sleep(1)
-    assert ("activating", "start-post") in seen_activating
+    assert ("activating", "start-post") in seen, seen
 
     def active() -> bool | None:
         return gbox.unit_state(UNIT).get("ActiveState") == "active" or None
