@@ -1011,6 +1011,7 @@ def _scan(lines: Sequence[str]) -> _Scan:
     scan = _Scan()
     hits = scan.hits
     exception_lines = scan.exception_lines
+    main_exited = False
     in_traceback = False
     gate = _GATE
     rules = _RULES
@@ -1031,8 +1032,12 @@ def _scan(lines: Sequence[str]) -> _Scan:
             continue
         if _TRACEBACK in line:
             in_traceback = True
-        if "timed out. Killing" in line or "Killing process" in line:
+        # systemd's own SIGKILL (a stop that timed out) is not an OOM kill; but "Killing process N" after the
+        # main process exited is KillMode=mixed cleaning up leftovers of a start that already failed
+        if "timed out. Killing" in line or ("Killing process" in line and not main_exited):
             scan.killed_by_systemd = True
+        if "Main process exited" in line:
+            main_exited = True
         found = False
         for rule in rules:
             hit = _match(rule, line, lines, index)
