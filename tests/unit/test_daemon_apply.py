@@ -350,3 +350,45 @@ def test_cpu_backend_is_recognised_from_vllm_cpu_lines(root: Path) -> None:
         ],
     )
     assert ts.platform == "cpu"
+
+
+def test_step_back_tries_the_base_flags_after_a_healthy_period_and_returns_at_once_if_they_fail(
+    fake_root: Path,
+) -> None:
+    write_config(
+        fake_root,
+        "[guard]\nstep_back = true\nstep_back_after_s = 3600\n"
+        '[[target]]\nmodel = "/models/tiny"\nuser = "root"\n[target.flags]\nmax_model_len = 4096\n'
+        "[target.floors]\nmax_model_len = 256\n",
+    )
+    clock = {"now": NOW}
+    sc, events = FakeSystemctl(), []
+    deps = Deps(
+        systemctl=sc, send=events.append, clock=lambda: clock["now"], gpus=lambda: None, notifier=Notifier(address="")
+    )
+    d = Daemon(Paths(fake_root), None, deps)
+    d.reconcile()
+    d.on_event(AttemptEnded(attempt(KV_LINES)))
+    d.flush_held(force=True)
+    ts, live = d.state.targets["vllm-qwen"], d.live["vllm-qwen"]
+    assert ts.current is not None and ts.current.flags.max_model_len == 1024
+    # a verified healthy start with the lowered flags
+    live.invocation = live.verified_invocation = "inv-2"
+    ts.healthy_since = clock["now"]
+    d.timers()
+    assert sc.calls == []  # not yet: healthy for less than step_back_after_s
+    clock["now"] += 3601
+    sc.invocation = "inv-2"
+    d.timers()
+    assert sc.calls == [("restart", "vllm-qwen.service")]
+    assert "--max-model-len=4096" in env_of(fake_root)["VLLM_GUARD_ARGS"].split()
+    # the base flags fail again: straight back to the flags that worked, without climbing the ladder
+    d.on_event(AttemptEnded(attempt(KV_LINES, inv="inv-3")))
+    d.flush_held(force=True)
+    assert "--max-model-len=1024" in env_of(fake_root)["VLLM_GUARD_ARGS"].split()
+    assert ts.step_back_from is None
+
+
+def test_step_back_is_off_by_default(root: Path) -> None:
+    d = make(root, FakeSystemctl(), [])
+    assert d.loaded.config.guard.step_back is False
