@@ -101,13 +101,6 @@ WORKER_ASKS_GIB = 3.0  # util x node memory at the first start: about 3.6 GiB in
 CGROUP_LIMIT_MIB = 3200  # above the 2.85 GiB a 25% smaller util needs, below the 3.6 GiB of the first
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="vllm-guard: this real OOM kill is read as unknown_failure: the worker's 'died unexpectedly (exit code: "
-    "-9|None)' is dropped because the attempt also holds systemd's 'Killing process N (python) with signal SIGKILL.', "
-    "which KillMode=mixed logs for vLLM's leftover child after every failed start, and classify() takes any "
-    "'Killing process' line for a SIGKILL sent by systemd itself",
-)
 def test_kernel_oom_kill_lowers_the_cpu_kv_cache(boot: Callable[..., Any], tiny_models: Callable[[str], Path]) -> None:
     # On the CPU backend the KV cache lives in host memory: util x node memory is what the worker
     # allocates (and zero-fills) at start. The memory cgroup kills the first start; a lower util fits.
