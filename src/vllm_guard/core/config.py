@@ -43,9 +43,9 @@ class Flags(_Model):
     enforce_eager: bool = False  # vLLM default: CUDA graphs on
     swap_space: float | None = Field(default=None, ge=0)  # GiB of CPU swap per GPU; vLLM V0 default 4
     cpu_offload_gb: float | None = Field(default=None, ge=0)  # vLLM default 0
-    # CPU backend only: the KV cache's size in GiB of host memory. vLLM reads it from the environment
-    # (VLLM_CPU_KVCACHE_SPACE), so the guard writes it into the env file, not onto the command line.
-    cpu_kvcache_space_gib: float | None = Field(default=None, gt=0)
+    # CPU backend only: the KV cache's size in whole GiB of host memory. vLLM reads it from the environment
+    # (VLLM_CPU_KVCACHE_SPACE, parsed with int() in vLLM 0.32), so the guard writes it into the env file.
+    cpu_kvcache_space_gib: int | None = Field(default=None, ge=1)
 
     @field_validator("quantization")
     @classmethod
@@ -83,7 +83,7 @@ class Flags(_Model):
         """The flags vLLM reads from the environment rather than the command line."""
         out = {}
         if self.cpu_kvcache_space_gib is not None:
-            out["VLLM_CPU_KVCACHE_SPACE"] = _num(self.cpu_kvcache_space_gib)
+            out["VLLM_CPU_KVCACHE_SPACE"] = str(self.cpu_kvcache_space_gib)
         return out
 
     def describe(self) -> str:

@@ -41,7 +41,7 @@ UTIL_MARGIN = 0.01
 DEFAULT_MAX_NUM_SEQS = 256  # vLLM's default max_num_seqs (EngineArgs / SchedulerConfig)
 DEFAULT_MAX_BATCHED_TOKENS = 8192  # vLLM V1's default for the OpenAI server on data-center GPUs
 MIN_BATCHED_TOKENS = 512  # below this prefill throughput collapses
-CPU_KV_MIN_GIB = 0.25  # smallest KV space worth starting the CPU backend with
+CPU_KV_MIN_GIB = 1  # VLLM_CPU_KVCACHE_SPACE is whole GiB (vLLM 0.32 parses it with int())
 
 
 class Action(StrEnum):
@@ -194,8 +194,8 @@ class _Ladder:
             )
         if self.facts.platform == "cpu":
             if fl.cpu_kvcache_space_gib is not None:
-                new_kv = round(fl.cpu_kvcache_space_gib / 2, 2)
-                if new_kv >= CPU_KV_MIN_GIB:
+                new_kv = max(CPU_KV_MIN_GIB, fl.cpu_kvcache_space_gib // 2)
+                if new_kv < fl.cpu_kvcache_space_gib:
                     return Decision(
                         Action.CHANGE_FLAGS,
                         reason=why + " On the CPU backend the KV cache lives in host memory.",
