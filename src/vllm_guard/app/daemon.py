@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from vllm_guard import __version__
+from vllm_guard.adapters import systemctl as systemctl_adapter
 from vllm_guard.adapters.files import atomic_write, read_text_or_none
 from vllm_guard.adapters.notify import Notifier, watchdog_interval_s
 from vllm_guard.app.config_load import Loaded, load_config, max_context, read_api_key, read_model_config
@@ -90,33 +91,6 @@ class Systemctl(Protocol):
     def reset_failed(self, unit: str) -> None: ...
 
 
-class _RealSystemctl:
-    def show(self, unit: str, *props: str) -> dict[str, str]:
-        from vllm_guard.adapters import systemctl
-
-        return systemctl.show(unit, *props)
-
-    def stop(self, unit: str) -> None:
-        from vllm_guard.adapters import systemctl
-
-        systemctl.stop(unit)
-
-    def start(self, unit: str) -> None:
-        from vllm_guard.adapters import systemctl
-
-        systemctl.start(unit)
-
-    def restart(self, unit: str) -> None:
-        from vllm_guard.adapters import systemctl
-
-        systemctl.restart(unit)
-
-    def reset_failed(self, unit: str) -> None:
-        from vllm_guard.adapters import systemctl
-
-        systemctl.reset_failed(unit)
-
-
 def _probe_module() -> Any:
     from vllm_guard.app import probe
 
@@ -133,7 +107,7 @@ def _send_to_journal(event: Event) -> None:
 class Deps:
     """What the daemon touches outside itself; tests pass fakes."""
 
-    systemctl: Systemctl = field(default_factory=_RealSystemctl)
+    systemctl: Systemctl = field(default_factory=lambda: systemctl_adapter)
     send: Callable[[Event], None] = _send_to_journal
     clock: Callable[[], float] = time.time
     gpus: Callable[[], list[Gpu] | None] = read_gpus
@@ -535,56 +509,36 @@ class Daemon:
         rec = ts.last_failure
         if rec is not None:
             rec.action = d.action.value
-        kind = failure.kind.value
-        if d.action in (Action.CHANGE_FLAGS, Action.SWITCH_MODEL):
-            self.plan(
-                target,
-                ts,
-                invocation_id=invocation_id,
-                kind=kind,
-                action=d.action.value,
-                reason=d.reason,
-                change=d.change,
-                current=d.current,
-            )
-        elif d.action == Action.GIVE_UP:
-            self.plan(
-                target,
-                ts,
-                invocation_id=invocation_id,
-                kind=kind,
-                action=d.action.value,
-                reason=d.reason,
-                change="no more restarts",
-                stop_unit=True,
-            )
-        elif d.action == Action.WAIT_FOR_VRAM:
+        if d.action is Action.NOTHING:
+            ts.mark_handled(invocation_id)
+            self.dirty = True
+            return
+        reason, change, stop = d.reason, d.change, False
+        if d.action is Action.GIVE_UP:
+            change, stop = "no more restarts", True
+        elif d.action is Action.WAIT_FOR_VRAM:
             gpus = self.deps.gpus()
             holders = describe_holders(gpus) if gpus else "unknown (no GPU reader)"
             ts.waiting_vram_since = self.now()
-            self.plan(
-                target,
-                ts,
-                invocation_id=invocation_id,
-                kind=kind,
-                action=d.action.value,
-                reason=f"{d.reason}; held by: {holders}",
-                change="restart held until VRAM is free",
-                stop_unit=True,
-            )
-        elif d.action == Action.LET_RETRY:
-            self.plan(
-                target,
-                ts,
-                invocation_id=invocation_id,
-                kind=kind,
-                action=d.action.value,
-                reason=d.reason,
-                change="systemd retries with the same flags",
-            )
-        else:
-            ts.mark_handled(invocation_id)
-            self.dirty = True
+            reason, change, stop = f"{d.reason}; held by: {holders}", "restart held until VRAM is free", True
+        elif d.action is Action.LET_RETRY:
+            change = "systemd retries with the same flags"
+        self.plan(
+            target,
+            ts,
+            invocation_id=invocation_id,
+            kind=failure.kind.value,
+            action=d.action.value,
+            reason=reason,
+            change=change,
+            current=d.current,
+            stop_unit=stop,
+        )
+
+    def budget_used(self, target: Target, ts: TargetState) -> int | None:
+        """The remedies used in the budget window when the budget is spent, else None."""
+        used = ts.remedies_since(self.now() - target.budget.window_s)
+        return used if used >= target.budget.max_remedies else None
 
     def on_clean_exit(self, target: Target, ts: TargetState, attempt: Attempt) -> None:
         """vLLM exited with status 0 on its own: Restart=on-failure ignores it, the guard does not."""
@@ -592,8 +546,8 @@ class Daemon:
         why = "vLLM exited with status 0 without being asked to stop"
         if failure.kind is FailureKind.ENGINE_DEAD or any("EngineDeadError" in x for x in attempt.lines[-200:]):
             why += " after its engine died"
-        used = ts.remedies_since(self.now() - target.budget.window_s)
-        if used >= target.budget.max_remedies:
+        used = self.budget_used(target, ts)
+        if used is not None:
             self.plan(
                 target,
                 ts,
@@ -630,8 +584,7 @@ class Daemon:
         last = ts.remedies[-1]
         if last.action not in (Action.CHANGE_FLAGS.value, Action.SWITCH_MODEL.value):
             return  # systemd's limit stands when the guard has no new step: same flags, same failure
-        used = ts.remedies_since(self.now() - target.budget.window_s)
-        if used >= target.budget.max_remedies:
+        if self.budget_used(target, ts) is not None:
             return
         self.plan(
             target,
@@ -788,8 +741,8 @@ class Daemon:
         ts.last_failure = AttemptRecord(
             invocation_id=live.invocation or "", kind="engine_dead", phase="serve", evidence=[why], hint=failure.hint
         )
-        used = ts.remedies_since(self.now() - target.budget.window_s)
-        if used >= target.budget.max_remedies:
+        used = self.budget_used(target, ts)
+        if used is not None:
             self.plan(
                 target,
                 ts,
