@@ -92,7 +92,7 @@ BAD: list[tuple[str, str, dict[str, str], list[str]]] = [
         GOOD + '[[target]]\nunit = "x"\nmodel = "/models/tiny"\nport = 8001\n'
         '[[target]]\nunit = "x.service"\nmodel = "/models/tiny"\nport = 8002\n',
         {},
-        [],  # same unit in one file merges; checked below with two explicit entries in one layer
+        ["target[2] and target[1] both use unit 'x'"],
     ),
     ("model path missing", GOOD.replace("/models/tiny", "/models/nope"), {}, ["target[0].model", "does not exist"]),
     (
@@ -143,10 +143,6 @@ def test_bad_config_exits_78_with_clear_message(
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(content)
     res = cli("render", "--root", fake_root)
-    if case == "two targets one unit":
-        # the same unit twice in one layer merges into one target; that is the layering rule
-        assert res.code == 0, res.err
-        return
     assert res.code == 78, (res.out, res.err)
     assert "Traceback" not in res.err
     assert str(cfg) in res.err
@@ -155,7 +151,14 @@ def test_bad_config_exits_78_with_clear_message(
     assert "hint:" in res.err
 
 
-def test_two_targets_one_unit_in_two_layers_merge_but_same_unit_twice_in_pydantic_is_refused() -> None:
+def test_the_same_unit_in_a_later_file_changes_that_target(fake_root: Path) -> None:
+    write_config(fake_root, GOOD)
+    write_config(fake_root, '[[target]]\nunit = "vllm-qwen"\nport = 8100\n', "config.d/10-port.toml")
+    cfg = load_config(Paths(fake_root)).config
+    assert len(cfg.target) == 1 and cfg.target[0].port == 8100
+
+
+def test_same_unit_twice_in_the_model_is_refused() -> None:
     from pydantic import ValidationError
 
     from vllm_guard.core.config import Config

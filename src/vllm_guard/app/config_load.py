@@ -159,8 +159,17 @@ def _merge_layer(merged: dict[str, Any], layer: Mapping[str, Any], f: Path, orig
     for k, v in layer.items():
         if k == "target" and isinstance(v, list) and all(isinstance(t, Mapping) for t in v):
             targets: list[dict[str, Any]] = merged.setdefault("target", [])
-            for t in v:
+            in_this_file: dict[str, int] = {}
+            for n, t in enumerate(v):
                 unit = str(t.get("unit", DEFAULT_UNIT)).removesuffix(".service")
+                if unit in in_this_file:
+                    raise ConfigError(
+                        f"{f}: target[{n}].unit: target[{n}] and target[{in_this_file[unit]}] both use unit {unit!r}",
+                        "give each [[target]] its own unit name (a later file in config.d/ may change a target "
+                        "by naming its unit)",
+                        ref="config-duplicate-unit",
+                    )
+                in_this_file[unit] = n
                 idx = next(
                     (
                         i
