@@ -546,35 +546,52 @@ class Daemon:
         why = "vLLM exited with status 0 without being asked to stop"
         if failure.kind is FailureKind.ENGINE_DEAD or any("EngineDeadError" in x for x in attempt.lines[-200:]):
             why += " after its engine died"
+        self.bring_back(target, ts, attempt.invocation_id, why, message=why, restart=False, HINT=why)
+
+    def bring_back(
+        self,
+        target: Target,
+        ts: TargetState,
+        invocation_id: str | None,
+        why: str,
+        *,
+        message: str,
+        restart: bool,
+        **fields: str,
+    ) -> None:
+        """A dead engine (still running: restart it) or one that exited 0 (start it), within the budget."""
+        kind = FailureKind.ENGINE_DEAD.value
         used = self.budget_used(target, ts)
         if used is not None:
             self.plan(
                 target,
                 ts,
-                invocation_id=attempt.invocation_id,
-                kind=FailureKind.ENGINE_DEAD.value,
+                invocation_id=invocation_id,
+                kind=kind,
                 action=Action.GIVE_UP.value,
                 reason=f"{why}; budget spent ({used} remedies)",
                 change="no more restarts",
+                stop_unit=restart,  # a unit that exited is already down
             )
             return
         self.emit(
             EventKind.FAILURE_DETECTED,
-            f"{target.unit_file}: {why}",
+            f"{target.unit_file}: {message}",
             target,
-            KIND=FailureKind.ENGINE_DEAD.value,
-            INVOCATION_ID=attempt.invocation_id,
-            HINT=why,
+            KIND=kind,
+            INVOCATION_ID=invocation_id or "",
+            **fields,
         )
         self.plan(
             target,
             ts,
-            invocation_id=attempt.invocation_id,
-            kind=FailureKind.ENGINE_DEAD.value,
-            action="start",
+            invocation_id=invocation_id,
+            kind=kind,
+            action="restart" if restart else "start",
             reason=why,
-            change="started it again",
-            start_unit=True,
+            change="restarted the unit" if restart else "started it again",
+            restart_unit=restart,
+            start_unit=not restart,
         )
 
     def on_start_limit(self, target: Target, ts: TargetState) -> None:
@@ -741,37 +758,8 @@ class Daemon:
         ts.last_failure = AttemptRecord(
             invocation_id=live.invocation or "", kind="engine_dead", phase="serve", evidence=[why], hint=failure.hint
         )
-        used = self.budget_used(target, ts)
-        if used is not None:
-            self.plan(
-                target,
-                ts,
-                invocation_id=live.invocation,
-                kind="engine_dead",
-                action=Action.GIVE_UP.value,
-                reason=f"{why}; budget spent ({used} remedies)",
-                change="no more restarts",
-                stop_unit=True,
-            )
-            return
-        self.emit(
-            EventKind.FAILURE_DETECTED,
-            f"{target.unit_file}: engine_dead: {why}",
-            target,
-            KIND="engine_dead",
-            PHASE="serve",
-            INVOCATION_ID=live.invocation or "",
-            EVIDENCE=why,
-        )
-        self.plan(
-            target,
-            ts,
-            invocation_id=live.invocation,
-            kind="engine_dead",
-            action="restart",
-            reason=why,
-            change="restarted the unit",
-            restart_unit=True,
+        self.bring_back(
+            target, ts, live.invocation, why, message=f"engine_dead: {why}", restart=True, PHASE="serve", EVIDENCE=why
         )
 
     # -- timers --
