@@ -152,7 +152,8 @@ class Daemon:
         self._status = ""
         self.follower: Any = None
         self.tracker = AttemptTracker(t.unit_file for t in self.targets)
-        self.held: dict[str, tuple[Attempt, float]] = {}  # ended attempts waiting out CLASSIFY_GRACE_S
+        # ended attempts waiting out CLASSIFY_GRACE_S, with their verdict so far (None: classify at the end)
+        self.held: dict[str, tuple[Attempt, float, Failure | None]] = {}
         self._pressure_prev: dict[str, MemorySample] = {}
         self._pressure_high_since: dict[str, float | None] = {}
         self._pressure_warned: dict[str, float] = {}
@@ -370,12 +371,13 @@ class Daemon:
                 # systemd restarts it after RestartSec: see that start, and what it prints, without delay
                 live.fast_until = time.monotonic() + target.restart.restart_sec + 3.0
             # a verdict the lines already prove needs no grace; a weak one waits for late lines
-            due = time.monotonic() + (0.0 if self._decisive(ev.attempt) else CLASSIFY_GRACE_S)
-            self.held[ev.attempt.invocation_id] = (ev.attempt, due)
+            verdict = classify(ev.attempt.lines, ev.attempt.outcome())
+            due = time.monotonic() + (0.0 if self._decisive(verdict) else CLASSIFY_GRACE_S)
+            self.held[ev.attempt.invocation_id] = (ev.attempt, due, verdict)
         elif isinstance(ev, AttemptAmended):
             inv = ev.attempt.invocation_id
             if inv in self.held:
-                self.held[inv] = (ev.attempt, time.monotonic() + CLASSIFY_GRACE_S)
+                self.held[inv] = (ev.attempt, time.monotonic() + CLASSIFY_GRACE_S, None)
             else:
                 self.on_amended(target, ts, live, ev.attempt)
         elif isinstance(ev, UnitStopped):
@@ -389,20 +391,19 @@ class Daemon:
             pass
 
     @staticmethod
-    def _decisive(attempt: Attempt) -> bool:
-        failure = classify(attempt.lines, attempt.outcome())
+    def _decisive(failure: Failure) -> bool:
         return (failure.kind.is_memory and bool(failure.numbers)) or failure.kind.is_permanent
 
     def flush_held(self, *, force: bool = False) -> float | None:
         """Classify the ended attempts whose grace is over; return seconds until the next one is due."""
         now = time.monotonic()
         nxt: float | None = None
-        for inv, (attempt, due) in list(self.held.items()):
+        for inv, (attempt, due, verdict) in list(self.held.items()):
             if force or now >= due:
                 del self.held[inv]
                 target = self.target_of(attempt.unit)
                 if target is not None:
-                    self.on_ended(target, self.ts(target), self.live[target.unit], attempt)
+                    self.on_ended(target, self.ts(target), self.live[target.unit], attempt, verdict)
             else:
                 nxt = due - now if nxt is None else min(nxt, due - now)
         return nxt
@@ -422,11 +423,13 @@ class Daemon:
         self.dirty = True
         self.start_probe(target, ts, live, kind="start")
 
-    def on_ended(self, target: Target, ts: TargetState, live: _Live, attempt: Attempt) -> None:
+    def on_ended(
+        self, target: Target, ts: TargetState, live: _Live, attempt: Attempt, verdict: Failure | None = None
+    ) -> None:
         if attempt.invocation_id in ts.handled:
             return
         self._note_platform(ts, attempt.lines)
-        failure = classify(attempt.lines, attempt.outcome())
+        failure = verdict if verdict is not None else classify(attempt.lines, attempt.outcome())
         rec = AttemptRecord(
             invocation_id=attempt.invocation_id,
             started=attempt.started_us / 1e6,
@@ -445,7 +448,7 @@ class Daemon:
             return  # a stop someone asked for (a person, or the guard itself): not a failure to remedy
         clean_exit = attempt.result in (None, "success") and attempt.exit_status in (None, 0)
         if clean_exit and failure.kind in (FailureKind.NONE, FailureKind.ENGINE_DEAD):
-            self.on_clean_exit(target, ts, attempt)
+            self.on_clean_exit(target, ts, attempt, failure)
             return
         if failure.kind is FailureKind.NONE:
             failure = Failure(
@@ -540,9 +543,8 @@ class Daemon:
         used = ts.remedies_since(self.now() - target.budget.window_s)
         return used if used >= target.budget.max_remedies else None
 
-    def on_clean_exit(self, target: Target, ts: TargetState, attempt: Attempt) -> None:
+    def on_clean_exit(self, target: Target, ts: TargetState, attempt: Attempt, failure: Failure) -> None:
         """vLLM exited with status 0 on its own: Restart=on-failure ignores it, the guard does not."""
-        failure = classify(attempt.lines, attempt.outcome())
         why = "vLLM exited with status 0 without being asked to stop"
         if failure.kind is FailureKind.ENGINE_DEAD or any("EngineDeadError" in x for x in attempt.lines[-200:]):
             why += " after its engine died"
