@@ -47,6 +47,13 @@ class Timeline:
     healthy: dict[str, Any] | None = None
     gave_up: dict[str, Any] | None = None
     failures: list[str] = field(default_factory=list)
+    # The flags the next start runs with. Read from the env file once, before anything starts, then taken
+    # from each remedy event: re-reading the file when a "Started" line is seen races the guard, which
+    # may already have written the next attempt's flags by the time this timeline polls the journal.
+    flags: str = ""
+
+    def __post_init__(self) -> None:
+        self.flags = " ".join(self.gb.flags(self.unit))
 
     def say(self, text: str) -> None:
         self.out.write(f"[{time.monotonic() - self.t0:6.1f}s] {text}\n")
@@ -64,8 +71,7 @@ class Timeline:
         if e.get("_PID") == "1" and e.get("UNIT") == unit_file:
             if msg.startswith("Started "):
                 self.attempts += 1
-                flags = " ".join(self.gb.flags(self.unit))
-                self.say(f"attempt {self.attempts}: systemd started {unit_file}  flags: {flags}")
+                self.say(f"attempt {self.attempts}: systemd started {unit_file}  flags: {self.flags}")
             elif "Main process exited" in msg or "Start request repeated too quickly" in msg:
                 self.say(f"systemd: {msg.removeprefix(unit_file + ': ')}")
             return
@@ -80,6 +86,7 @@ class Timeline:
             if evidence:
                 self.say(f"       evidence: {_clip(evidence, 200)}")
         elif event == "remedy_applied":
+            self.flags = str(e.get("VLLM_GUARD_FLAGS_AFTER", self.flags))
             self.say(f"guard: remedy: {e.get('VLLM_GUARD_CHANGE', msg)}")
             self.say(f"       flags before: {e.get('VLLM_GUARD_FLAGS_BEFORE', '?')}")
             self.say(f"       flags after:  {e.get('VLLM_GUARD_FLAGS_AFTER', '?')}")
