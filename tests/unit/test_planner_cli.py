@@ -60,6 +60,16 @@ def test_plan_without_a_gpu_says_so(cli: Callable[..., CliResult], monkeypatch: 
     assert "no NVIDIA GPU visible" in r.err and "--gpu" in r.err
 
 
+def test_plan_without_a_gpu_points_a_cpu_target_to_doctor(
+    cli: Callable[..., CliResult], fake_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(nvml, "read_gpus", lambda: nvml.GpuReport(error=f"{nvml.NO_GPU}: test"))
+    write_config(fake_root, '[[target]]\nmodel = "/models/tiny"\ndevice = "cpu"\n')
+    r = cli("plan", "--root", fake_root)
+    assert r.code == 64
+    assert "CPU backend" in r.err and "vllm-guard doctor" in r.err and "Traceback" not in r.err
+
+
 def test_plan_reads_the_target_from_the_config(cli: Callable[..., CliResult], fake_root: Path) -> None:
     write_config(fake_root, '[[target]]\nmodel = "/models/tiny"\n[target.flags]\nkv_cache_dtype = "fp8"\n')
     r = cli("plan", "--root", fake_root, "--gpu", "8GiB", "--json")

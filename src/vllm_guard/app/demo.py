@@ -194,6 +194,7 @@ def _real_vllm_target(gb: GuardBox, venv: Path, out: TextIO) -> dict[str, Any]:
         model=gb.inside("models/tiny-qwen2-long"),
         port=PORT,
         served_model_name="tiny-qwen2",
+        device="cpu",
         flags={"max_model_len": REAL_MODEL_LEN, "enforce_eager": True},  # eager: no compile, a faster start
         restart_sec=RESTART_SEC,
         start_limit_burst=START_LIMIT_BURST,

@@ -136,6 +136,8 @@ def _target_facts(
         port=target.port,
         swap_space_gib=target.flags.swap_space,
         cpu_offload_gb=target.flags.cpu_offload_gb,
+        device=target.device,
+        cpu_kv_gib=_cpu_kv_gib(target),
         model_error=model_error,
         model_info=info,
         folder=folder,
@@ -147,6 +149,14 @@ def _target_facts(
         port_in_use=in_use,
         limit_nofile=limit,
     )
+
+
+def _cpu_kv_gib(target: Target) -> int | None:
+    """The KV cache GiB a CPU-backend vLLM is given: the flag, else the unit's own environment."""
+    if target.flags.cpu_kvcache_space_gib is not None:
+        return target.flags.cpu_kvcache_space_gib
+    raw = target.environment.get("VLLM_CPU_KVCACHE_SPACE", "").strip()
+    return int(raw) if raw.isdigit() and int(raw) > 0 else None
 
 
 INFINITY = 1 << 31

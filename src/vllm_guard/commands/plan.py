@@ -82,9 +82,11 @@ def run(args: argparse.Namespace) -> int:
     tp = args.tp
     kv_dtype = args.kv_cache_dtype
     model = args.model
+    on_cpu = False
     if model is None or tp is None or kv_dtype is None:
         target = _first_target(paths, args.config, need=model is None)
         if target is not None:
+            on_cpu = target.device == "cpu"
             model = model if model is not None else paths.under(target.model.lstrip("/"))
             tp = tp if tp is not None else target.flags.tensor_parallel_size
             kv_dtype = kv_dtype if kv_dtype is not None else target.flags.kv_cache_dtype
@@ -100,11 +102,13 @@ def run(args: argparse.Namespace) -> int:
     if sizes == ["auto"]:
         report = read_gpus()
         if not report.visible:
-            raise UsageError(
-                f"{report.error}",
-                "pass --gpu SIZE (e.g. --gpu 24GiB, or --gpu 80GiB --tp 2) to plan for a GPU this host does not have",
-                ref="no-gpu",
-            )
+            hint = "pass --gpu SIZE (e.g. --gpu 24GiB, or --gpu 80GiB --tp 2) to plan for a GPU this host does not have"
+            if on_cpu:
+                hint = (
+                    'the target runs on vLLM\'s CPU backend (device = "cpu"): `vllm-guard doctor` checks its KV '
+                    "cache against host RAM; " + hint
+                )
+            raise UsageError(f"{report.error}", hint, ref="no-gpu")
     else:
         try:
             parsed = [parse_size(s) for s in sizes]

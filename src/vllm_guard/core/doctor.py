@@ -17,6 +17,7 @@ from vllm_guard.core.planner import (
     MiB,
     PlannerParams,
     budget,
+    kv_bytes_per_token,
     max_model_len_at,
     util_for,
     weights_per_gpu,
@@ -94,6 +95,8 @@ class TargetFacts:
     port: int
     swap_space_gib: float | None = None
     cpu_offload_gb: float | None = None
+    device: Literal["gpu", "cpu"] = "gpu"
+    cpu_kv_gib: int | None = None  # VLLM_CPU_KVCACHE_SPACE (flags.cpu_kvcache_space_gib or the environment)
     model_error: str | None = None  # why the model could not be read
     model_info: ModelInfo | None = None
     folder: FolderFacts | None = None
@@ -146,6 +149,10 @@ HELD_WARN = 1 * GiB  # another process holding more than this much VRAM is worth
 # Host RAM a vLLM process needs besides any CPU swap/offload: Python, torch, the CUDA context and the
 # tokenizer, about 3 GiB each for the API server and every worker (an estimate, see doctor's hint).
 PROCESS_RSS = 3 * GiB
+# vLLM's CPU backend (vllm/platforms/cpu.py, 0.32): KV blocks of 128 tokens unless the user sets
+# --block-size; the block pool keeps one null block back, so usable tokens are (blocks - 1) x 128
+# (vllm/v1/core/kv_cache_utils.py). With 1 GiB at 32 KiB per token vLLM estimates 32640 tokens.
+CPU_BLOCK_SIZE = 128
 V0_SWAP_SPACE_GIB = 4  # vLLM V0's default --swap-space (GiB of pinned CPU memory per GPU)
 
 
@@ -154,17 +161,27 @@ def _gib(b: float) -> str:
 
 
 def gpu_findings(f: Facts) -> list[Finding]:
-    if f.gpu_error is not None:
+    if f.targets and all(t.device == "cpu" for t in f.targets):
         return [
             Finding(
-                "fail",
-                "gpu-none",
-                "no NVIDIA GPU visible",
-                f.gpu_error,
-                "install the NVIDIA driver and check `nvidia-smi`; to plan for a GPU this host lacks, "
-                "use `vllm-guard plan --gpu 24GiB`",
+                "ok",
+                "gpu-not-needed",
+                'no GPU needed: every target runs on vLLM\'s CPU backend (device = "cpu")',
+                f.gpu_error or f"{len(f.gpus)} GPU(s) visible, not used",
             )
         ]
+    if f.gpu_error is not None:
+        cpu_like = [t.unit for t in f.targets if t.device == "gpu" and t.cpu_kv_gib is not None]
+        hint = (
+            "install the NVIDIA driver and check `nvidia-smi`; to plan for a GPU this host lacks, "
+            "use `vllm-guard plan --gpu 24GiB`"
+        )
+        if cpu_like:
+            hint += (
+                f"; {', '.join(cpu_like)} set(s) a CPU KV cache size: if it runs vllm-cpu, "
+                'set device = "cpu" on the target'
+            )
+        return [Finding("fail", "gpu-none", "no NVIDIA GPU visible", f.gpu_error, hint)]
     out = [
         Finding(
             "ok",
@@ -293,6 +310,8 @@ def model_findings(f: Facts, t: TargetFacts) -> list[Finding]:
     info = t.model_info
     if info is None:
         return out
+    if t.device == "cpu":
+        return out + cpu_kv_findings(f, t, info)
     if f.gpu_error is not None or not f.gpus:
         return out
     if len(f.gpus) < t.tp:
@@ -374,6 +393,88 @@ def model_findings(f: Facts, t: TargetFacts) -> list[Finding]:
     return out
 
 
+@dataclass(frozen=True)
+class CpuKv:
+    """The KV cache of a target on vLLM's CPU backend, as vLLM 0.32 sizes it."""
+
+    explicit: bool  # VLLM_CPU_KVCACHE_SPACE set; else gpu_memory_utilization x host RAM
+    requested: int  # explicit: the KV bytes; auto: total RAM x util, which holds the process too
+    kv_bytes: int
+    per_token: int
+    tokens: int  # usable tokens: whole blocks, less the null block
+
+
+def cpu_kv(f: Facts, t: TargetFacts, info: ModelInfo) -> CpuKv:
+    per_token = kv_bytes_per_token(info, t.kv_cache_dtype, tp=t.tp)
+    if t.cpu_kv_gib is not None:
+        requested = kv = t.cpu_kv_gib * GiB
+    else:
+        # vllm/v1/worker/cpu_worker.py: KV = total x util - the worker's RSS after loading the weights
+        requested = int(f.mem_total * t.util)
+        kv = requested - weights_per_gpu(info, t.tp, f.params) - PROCESS_RSS
+    blocks = max(0, kv) // (per_token * CPU_BLOCK_SIZE)
+    return CpuKv(t.cpu_kv_gib is not None, requested, kv, per_token, max(0, blocks - 1) * CPU_BLOCK_SIZE)
+
+
+def cpu_kv_gib_for(length: int, per_token: int) -> int:
+    """The smallest whole VLLM_CPU_KVCACHE_SPACE (GiB) whose usable tokens reach ``length``."""
+    blocks = -(-length // CPU_BLOCK_SIZE) + 1  # the null block
+    return max(1, -(-blocks * CPU_BLOCK_SIZE * per_token // GiB))
+
+
+def cpu_kv_findings(f: Facts, t: TargetFacts, info: ModelInfo) -> list[Finding]:
+    """A CPU-backend target: the KV cache comes out of host RAM, and must hold max_model_len."""
+    name = t.unit
+    kv = cpu_kv(f, t, info)
+    out: list[Finding] = []
+    if f.mem_total > 0 and not t.unit_active and kv.requested > f.mem_available:
+        if kv.explicit:
+            out.append(
+                Finding(
+                    "fail",
+                    "cpu-kv-above-available",
+                    f"{name}: the KV cache asks for {_gib(kv.requested)}, {_gib(f.mem_available)} of RAM is available",
+                    f"VLLM_CPU_KVCACHE_SPACE={t.cpu_kv_gib}",
+                    "lower cpu_kvcache_space_gib or stop other services (vLLM refuses: 'less than requested "
+                    "memory for kv')",
+                )
+            )
+        else:
+            fit = max(0.0, int(f.mem_available / f.mem_total * 100 - 1) / 100)
+            out.append(
+                Finding(
+                    "fail",
+                    "cpu-util-above-available",
+                    f"{name}: vLLM will reserve {_gib(kv.requested)} of RAM, {_gib(f.mem_available)} is available",
+                    f"gpu_memory_utilization {t.util} x {_gib(f.mem_total)} (on the CPU backend the flag is a "
+                    "fraction of host RAM)",
+                    f"lower gpu_memory_utilization to {fit:.2f}, or set cpu_kvcache_space_gib",
+                )
+            )
+    length = t.max_model_len or info.max_context
+    source = f"VLLM_CPU_KVCACHE_SPACE={t.cpu_kv_gib}" if kv.explicit else f"util {t.util} x host RAM"
+    measured = (
+        f"KV cache {_gib(max(0, kv.kv_bytes))} ({source}) / {kv.per_token // 1024} KiB per token = "
+        f"{kv.tokens} tokens; max_model_len {length}"
+    )
+    if kv.tokens < length:
+        fix = f"lower max_model_len to {kv.tokens}" if kv.tokens >= 2048 else "give the KV cache more RAM"
+        fix += f", or set cpu_kvcache_space_gib = {cpu_kv_gib_for(length, kv.per_token)}"
+        out.append(
+            Finding("fail", "model-kv-too-small", f"{name}: the KV cache cannot hold max_model_len", measured, fix)
+        )
+    else:
+        out.append(
+            Finding(
+                "ok",
+                "model-fits",
+                f"{name}: the model fits with {kv.tokens / length:.1f}x max_model_len of KV",
+                measured,
+            )
+        )
+    return out
+
+
 def host_memory_findings(f: Facts) -> list[Finding]:
     out: list[Finding] = []
     if f.mem_total <= 0:
@@ -383,10 +484,18 @@ def host_memory_findings(f: Facts) -> list[Finding]:
         swap_space = t.swap_space_gib if t.swap_space_gib is not None else 0.0
         offload = t.cpu_offload_gb or 0.0
         need = workers * PROCESS_RSS + (swap_space + offload) * GiB * t.tp
+        on_cpu = ""
+        if t.device == "cpu" and t.model_info is not None:
+            # the weights and the KV cache live in host RAM too
+            weights = t.model_info.estimated_weight_bytes()
+            kv = max(0, cpu_kv(f, t, t.model_info).kv_bytes)
+            need += weights + kv
+            on_cpu = f" + weights {_gib(weights)} + KV cache {_gib(kv)}"
         have = f.mem_available + f.swap_free
         measured = (
             f"{_gib(f.mem_available)} RAM available + {_gib(f.swap_free)} swap free; "
             f"needs about {_gib(need)} ({workers} processes x {_gib(PROCESS_RSS)}"
+            + on_cpu
             + (f" + swap_space {swap_space:g} GiB x TP" if swap_space else "")
             + (f" + cpu_offload_gb {offload:g} x TP" if offload else "")
             + ")"
