@@ -106,7 +106,29 @@ def test_auto_sizing_uses_util_as_a_fraction_of_host_ram() -> None:
     assert f.status == "fail" and "0.30" in f.hint  # 20 of 64 GiB available
     roomy = judge(no_gpu(cpu_target(cpu_kv_gib=None, max_model_len=131072)))
     fits = one(roomy, "model-fits")
-    assert "util 0.9 x host RAM" in fits.measured  # 0.9 x 64 GiB less weights and process: far above 4 GiB
+    assert "util 0.9 x RAM" in fits.measured  # 0.9 x 64 GiB less weights and process: far above 4 GiB
+
+
+def test_auto_sizing_follows_numa_node_0_where_the_host_has_numa() -> None:
+    # vLLM's CPU worker multiplies util by its NUMA node's memory, not the host's: 12 of 64 GiB here
+    node = {"node_total": 12 * GiB, "node_available": 8 * GiB}
+    f = one(judge(no_gpu(cpu_target(cpu_kv_gib=None, max_model_len=4096), **node)), "cpu-util-above-available")
+    assert "NUMA node 0" in f.title and "0.65" in f.hint  # 8 of 12 GiB available
+    fits = one(judge(no_gpu(cpu_target(cpu_kv_gib=None, max_model_len=4096, util=0.5), **node)), "model-fits")
+    assert "util 0.5 x NUMA node 0" in fits.measured
+
+
+def test_node_memory_is_read_as_vllm_reads_it(tmp_path: Path) -> None:
+    from vllm_guard.adapters.host import read_node_memory
+
+    assert read_node_memory(tmp_path) is None  # no NUMA: the host's numbers are used
+    node = tmp_path / "sys/devices/system/node/node0"
+    node.mkdir(parents=True)
+    (node / "meminfo").write_text(
+        "Node 0 MemTotal:       12413144 kB\nNode 0 MemFree:         8779132 kB\nNode 0 MemUsed:         3634012 kB\n"
+        "Node 0 Active(file):     100000 kB\nNode 0 Inactive(file):   200000 kB\nNode 0 SReclaimable:     50000 kB\n"
+    )
+    assert read_node_memory(tmp_path) == (12413144 * 1024, (8779132 + 100000 + 200000 + 50000) * 1024)
 
 
 def test_host_ram_counts_the_weights_and_the_kv_cache_on_cpu() -> None:

