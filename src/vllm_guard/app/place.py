@@ -1,0 +1,43 @@
+"""Where a target's vLLM runs now: its GPUs (or the CPU) and the vLLM its python has installed."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from vllm_guard.adapters import host
+from vllm_guard.app.gpus import Gpu
+from vllm_guard.core.config import Target
+from vllm_guard.core.where import GpuModel, Where, hardware_of
+
+
+def python_of(target: Target) -> str | None:
+    """The python the unit runs: the command's own when it is `python -m vllm...`, the interpreter of the
+    `vllm` script's #! line for `vllm serve`; None when neither can be told."""
+    first = target.command[0]
+    name = Path(first).name
+    if name.startswith("python"):
+        return first
+    if name != "vllm":
+        return None
+    script = first if "/" in first else shutil.which(first)
+    if script is None:
+        return None
+    try:
+        with open(script, "rb") as f:
+            line = f.readline(512).decode("utf-8", "replace").strip()
+    except OSError:
+        return None
+    words = line.removeprefix("#!").split()
+    if not line.startswith("#!") or not words:
+        return None
+    if Path(words[0]).name == "env" and len(words) > 1:
+        return words[-1]  # #!/usr/bin/env python3
+    return words[0]
+
+
+def where_now(target: Target, gpus: list[Gpu] | None) -> Where:
+    """The target's place now; the vLLM version costs a python start (~0.2 s)."""
+    hardware = hardware_of(target, [(g.index, GpuModel(g.name, g.total_mib)) for g in gpus] if gpus else None)
+    python = python_of(target)
+    return Where(hardware, host.installed_vllm_version(python) if python else None)
