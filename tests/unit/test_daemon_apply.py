@@ -394,6 +394,21 @@ def test_step_back_is_off_by_default(root: Path) -> None:
     assert d.loaded.config.guard.step_back is False
 
 
+def _guard_at(root: Path, place: dict[str, Any], events: list[Event]) -> Daemon:
+    """A guard started (reconciled) where ``place["now"]`` says the unit runs."""
+    deps = Deps(
+        systemctl=FakeSystemctl(),
+        send=events.append,
+        clock=lambda: NOW,
+        gpus=lambda: None,
+        notifier=Notifier(address=""),
+        where=lambda t, g: place["now"],
+    )
+    d = Daemon(Paths(root), None, deps)
+    d.reconcile()
+    return d
+
+
 def _verify(d: Daemon, inv: str) -> None:
     """A start probe that passed for invocation ``inv`` (what the probe thread reports)."""
     from vllm_guard.core.probe import ProbeResult, ProbeStep
@@ -407,21 +422,11 @@ def _verify(d: Daemon, inv: str) -> None:
 def test_a_unit_moved_to_other_hardware_begins_from_the_flags_known_there(root: Path) -> None:
     from vllm_guard.core.where import Where
 
-    place = {"now": Where("NVIDIA L4 23034MiB", "0.11.0")}
+    place: dict[str, Any] = {"now": Where("NVIDIA L4 23034MiB", "0.11.0")}
     events: list[Event] = []
 
     def guard() -> Daemon:
-        deps = Deps(
-            systemctl=FakeSystemctl(),
-            send=events.append,
-            clock=lambda: NOW,
-            gpus=lambda: None,
-            notifier=Notifier(address=""),
-            where=lambda t, g: place["now"],
-        )
-        d = Daemon(Paths(root), None, deps)
-        d.reconcile()
-        return d
+        return _guard_at(root, place, events)
 
     # on the small GPU: the KV cache fails at 4096, 1024 is verified and filed for that GPU
     d = guard()
@@ -470,25 +475,15 @@ def test_a_unit_moved_to_other_hardware_begins_from_the_flags_known_there(root: 
 def test_a_vllm_upgrade_begins_from_the_base_flags(root: Path) -> None:
     from vllm_guard.core.where import Where
 
-    place = {"now": Where("NVIDIA L4 23034MiB", "0.10.2")}
+    place: dict[str, Any] = {"now": Where("NVIDIA L4 23034MiB", "0.10.2")}
     events: list[Event] = []
-    deps = Deps(
-        systemctl=FakeSystemctl(),
-        send=events.append,
-        clock=lambda: NOW,
-        gpus=lambda: None,
-        notifier=Notifier(address=""),
-        where=lambda t, g: place["now"],
-    )
-    d = Daemon(Paths(root), None, deps)
-    d.reconcile()
+    d = _guard_at(root, place, events)
     d.on_event(AttemptEnded(attempt(KV_LINES)))
     d.flush_held(force=True)
     _verify(d, "inv-2")
     d.save()
     place["now"] = Where("NVIDIA L4 23034MiB", "0.11.0")
-    d2 = Daemon(Paths(root), None, deps)
-    d2.reconcile()
+    d2 = _guard_at(root, place, events)
     assert "--max-model-len=4096" in env_of(root)["VLLM_GUARD_ARGS"].split()
     assert "vLLM 0.10.2 -> 0.11.0" in events[-1].fields["REASON"]
     assert d2.state.targets["vllm-qwen"].rungs == {}
