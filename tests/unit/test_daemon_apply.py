@@ -3,12 +3,14 @@ guard, finishes the step exactly once (the env file right, one remedy recorded, 
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import write_config
+from tests.conftest import CliResult, write_config
 from vllm_guard.adapters.notify import Notifier
 from vllm_guard.app import daemon as daemon_mod
 from vllm_guard.app.daemon import Daemon, Deps
@@ -487,3 +489,21 @@ def test_a_vllm_upgrade_begins_from_the_base_flags(root: Path) -> None:
     assert "--max-model-len=4096" in env_of(root)["VLLM_GUARD_ARGS"].split()
     assert "vLLM 0.10.2 -> 0.11.0" in events[-1].fields["REASON"]
     assert d2.state.targets["vllm-qwen"].rungs == {}
+
+
+def test_status_says_where_the_flags_were_verified(root: Path, cli: Callable[..., CliResult]) -> None:
+    from vllm_guard.core.where import Where
+
+    d = _guard_at(root, {"now": Where("NVIDIA L4 23034MiB", "0.11.0")}, [])
+    d.on_event(AttemptEnded(attempt(KV_LINES)))
+    d.flush_held(force=True)
+    _verify(d, "inv-2")
+    d.save()
+
+    r = cli("status", "--root", root)
+    assert r.code == 0, r.err
+    assert "vllm-qwen.service: healthy" in r.out
+    assert "flags belong to: NVIDIA L4 23034MiB, vLLM 0.11.0" in r.out
+    data = json.loads(cli("status", "--root", root, "--json").out)
+    assert data["targets"][0]["verified_on"] == "NVIDIA L4 23034MiB, vLLM 0.11.0"
+    assert data["targets"][0]["known_good_places"] == 1

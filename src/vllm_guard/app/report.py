@@ -8,6 +8,7 @@ from typing import Any
 from vllm_guard.consts import JSON_SCHEMA
 from vllm_guard.core.config import Config
 from vllm_guard.core.state import State, TargetState, base_current
+from vllm_guard.core.where import Where
 
 
 def when(ts: float | None) -> str:
@@ -48,6 +49,9 @@ def target_status(config: Config, state: State) -> dict[str, Any]:
                 "last_verified": ts.last_verified.model_dump(mode="json") if ts.last_verified else None,
                 "gave_up": ts.gave_up.model_dump(mode="json") if ts.gave_up else None,
                 "remedies": len(ts.remedies),
+                # where the flags were verified (hardware, vLLM version); None: not yet
+                "verified_on": Where.parse(ts.flags_where).describe() if ts.flags_where else None,
+                "known_good_places": len(ts.known_good),
             }
         )
     return {"schema": JSON_SCHEMA, "targets": out}
@@ -75,6 +79,8 @@ def format_status(data: dict[str, Any]) -> str:
             lines.append(
                 f"  last verified start: {when(lv['at'])}" + (f" ({ttr:.1f} s to ready)" if ttr is not None else "")
             )
+        if t.get("verified_on"):
+            lines.append(f"  flags belong to: {t['verified_on']}")
         if t["gave_up"]:
             lines.append(f"  gave up: {t['gave_up']['reason']}")
             lines.append(f"  (after fixing it: `vllm-guard reset {t['unit'].removesuffix('.service')}`)")
