@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 
+from vllm_guard.app.sandbox import with_overrides
+
 REPO = Path(__file__).resolve().parents[2]
 VENV_VLLM = REPO / ".venv-vllm"
 VLLM_PYTHON = VENV_VLLM / "bin" / "python"
@@ -167,12 +169,7 @@ def vllm_target(
         "restart": {"restart_sec": 3, "start_limit_burst": 5, "start_limit_interval_sec": 1200},
         "probe": {"timeout_s": 30.0, "interval_s": 10.0, "failures_allowed": 2},
     }
-    for key, value in extra.items():
-        if isinstance(value, dict) and isinstance(target.get(key), dict):
-            target[key] = {**target[key], **value}
-        else:
-            target[key] = value
-    return target
+    return with_overrides(target, extra)
 
 
 def state_of(gb: Any, unit: str) -> dict[str, Any]:

@@ -598,12 +598,7 @@ class GuardBox:
             },
             "probe": {"timeout_s": 5.0, "interval_s": 5.0, "failures_allowed": 2},
         }
-        for key, value in extra.items():
-            if isinstance(value, dict) and isinstance(target.get(key), dict):
-                target[key] = {**target[key], **value}
-            else:
-                target[key] = value
-        return target
+        return with_overrides(target, extra)
 
     def install(self) -> str:
         """``vllm-guard install --config ...`` inside (renders the vLLM unit and its env file)."""
@@ -701,6 +696,16 @@ class GuardBox:
 
 def _unit_file(unit: str) -> str:
     return unit if unit.endswith(".service") else f"{unit}.service"
+
+
+def with_overrides(target: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    """``target`` with the keys of ``extra``: a table (dict) is merged into the one there, anything else replaces."""
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(target.get(key), dict):
+            target[key] = {**target[key], **value}
+        else:
+            target[key] = value
+    return target
 
 
 @contextlib.contextmanager
