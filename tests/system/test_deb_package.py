@@ -17,10 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.system.packages import INSIDE_PKG_DIR, REPO, PackageBox, build, build_deps_missing, package_box
+from tests.system.packages import INSIDE_PKG_DIR, REPO, build, build_deps_missing, package_box
 from tests.system.packages import sandbox_missing as _sandbox_missing
 from tests.unit.test_packaging import parse_catalog
 from vllm_guard import __version__
+from vllm_guard.app.sandbox import Container
 from vllm_guard.core.events import EventKind
 
 pytestmark = pytest.mark.system
@@ -53,7 +54,7 @@ def built_deb(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def box(built_deb: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[PackageBox]:
+def box(built_deb: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Container]:
     reason = _sandbox_missing()
     if reason:
         pytest.skip(reason)
@@ -103,7 +104,7 @@ def test_the_package_holds_what_a_host_needs(built_deb: Path) -> None:
     assert re.search(r"\bpython3\.\d+\b", conffiles), f"the venv's interpreter is not a dependency: {conffiles}"
 
 
-def test_install_enables_the_service_and_waits_for_a_config(box: PackageBox, built_deb: Path) -> None:
+def test_install_enables_the_service_and_waits_for_a_config(box: Container, built_deb: Path) -> None:
     # Images made for containers forbid service starts in maintainer scripts; a host does not.
     box.run("rm", "-f", "/usr/sbin/policy-rc.d")
     # apt resolves the dependencies against the image's packages (the container has no network:
@@ -132,7 +133,7 @@ def test_install_enables_the_service_and_waits_for_a_config(box: PackageBox, bui
     assert box.run("vllm-guard", "--version").stdout.strip() == f"vllm-guard {__version__}"
 
 
-def wait_for_event(box: PackageBox, kind: EventKind, after_pid: str | None = None) -> dict[str, str]:
+def wait_for_event(box: Container, kind: EventKind, after_pid: str | None = None) -> dict[str, str]:
     """The guard's latest journal entry of this kind (from a process other than ``after_pid``)."""
     deadline = time.monotonic() + START_TIMEOUT_S
     while True:
@@ -147,7 +148,7 @@ def wait_for_event(box: PackageBox, kind: EventKind, after_pid: str | None = Non
         time.sleep(1)
 
 
-def assert_explained(box: PackageBox, entry: dict[str, str]) -> None:
+def assert_explained(box: Container, entry: dict[str, str]) -> None:
     """journalctl -x shows the entry with its catalog text, the entry's fields substituted."""
     explained = box.run(
         "journalctl", "--no-pager", "-x", f"MESSAGE_ID={entry['MESSAGE_ID']}", f"_PID={entry['_PID']}"
@@ -164,7 +165,7 @@ def assert_explained(box: PackageBox, entry: dict[str, str]) -> None:
     assert "@VLLM_GUARD_" not in explained
 
 
-def test_start_reaches_active_through_sd_notify_and_journalctl_explains_its_event(box: PackageBox) -> None:
+def test_start_reaches_active_through_sd_notify_and_journalctl_explains_its_event(box: Container) -> None:
     box.sh(f"install -D -m 0644 /dev/stdin /etc/vllm-guard/config.toml <<'EOF'\n{CONFIG}EOF")
     box.sh(
         "install -D -m 0644 /dev/stdin /etc/systemd/system/vllm-guard.service.d/fake-gpu.conf <<'EOF'\n"
@@ -193,7 +194,7 @@ def test_start_reaches_active_through_sd_notify_and_journalctl_explains_its_even
     assert_explained(box, wait_for_event(box, EventKind.CONFIG_RELOADED))
 
 
-def test_metrics_textfile_is_written_under_the_hardened_unit(box: PackageBox) -> None:
+def test_metrics_textfile_is_written_under_the_hardened_unit(box: Container) -> None:
     """guard.metrics = true: the textfile appears where node_exporter reads it, despite ProtectSystem=strict."""
     if "write_textfile" not in (REPO / "src/vllm_guard/app/daemon.py").read_text(encoding="utf-8"):
         pytest.skip("the daemon does not write the metrics textfile in this version")
@@ -209,7 +210,7 @@ def test_metrics_textfile_is_written_under_the_hardened_unit(box: PackageBox) ->
         time.sleep(1)
 
 
-def test_reinstall_restarts_the_running_guard(box: PackageBox, built_deb: Path) -> None:
+def test_reinstall_restarts_the_running_guard(box: Container, built_deb: Path) -> None:
     """An upgrade (here: the same version again) restarts the running guard, as dh_installsystemd does."""
     before = box.show("vllm-guard.service", "MainPID", "ActiveState")
     if before["ActiveState"] != "active":
@@ -221,7 +222,7 @@ def test_reinstall_restarts_the_running_guard(box: PackageBox, built_deb: Path) 
     wait_for_event(box, EventKind.GUARD_STARTED, after_pid=before["MainPID"])
 
 
-def test_remove_then_purge_leave_nothing_behind(box: PackageBox) -> None:
+def test_remove_then_purge_leave_nothing_behind(box: Container) -> None:
     box.run("dpkg", "-r", "vllm-guard", timeout=300)
     assert box.run("dpkg-query", "-W", "-f=${Status}", "vllm-guard").stdout == "deinstall ok config-files"
     assert box.run("systemctl", "is-active", "vllm-guard.service", check=False).stdout.strip() in (

@@ -152,6 +152,7 @@ class Sandbox:
     boot_timeout_s: float = BOOT_TIMEOUT_S
     # Its own network namespace (only lo): ports cannot clash with the host or other containers.
     private_network: bool = True
+    options: list[str] = field(default_factory=list)  # more systemd-nspawn options, e.g. an --overlay=
 
 
 class Container:
@@ -201,6 +202,10 @@ class Container:
 
     def sh(self, script: str, *, check: bool = True, timeout: float = 60.0) -> subprocess.CompletedProcess[str]:
         return self.run("/bin/sh", "-c", script, check=check, timeout=timeout)
+
+    def exists(self, inside: str) -> bool:
+        """Whether the path exists, as the container sees it (its symlinks resolved inside)."""
+        return self.run("test", "-e", inside, check=False).returncode == 0
 
     def path(self, inside: str) -> Path:
         """The host's view of a path inside the container (through /proc/PID/root)."""
@@ -349,6 +354,7 @@ def booted(spec: Sandbox) -> Iterator[Container]:
             "--console=read-only",
             *(["--private-network"] if spec.private_network else []),
             *(b.option() for b in binds),
+            *spec.options,
             "--",
             "systemd.firstboot=off",
         ]
