@@ -48,7 +48,7 @@ def test_json_one_object_per_file(logs: tuple[Path, Path], capsys: pytest.Captur
     assert first["numbers"]["max_model_len"] == 131072
     assert first["numbers"]["estimated_max_model_len"] == 32640
     assert first["evidence"] and first["hint"]
-    assert set(first) == {"schema", "file", "kind", "phase", "numbers", "evidence", "hint"}
+    assert set(first) == {"schema", "file", "kind", "phase", "numbers", "evidence", "hint", "confidence", "basis"}
     assert out[1]["kind"] == "none"
 
 
@@ -62,7 +62,7 @@ def test_text_verdict_with_evidence(logs: tuple[Path, Path], capsys: pytest.Capt
     bad, _ = logs
     assert main(["classify", str(bad)]) == ExitCode.WARN
     out = capsys.readouterr().out
-    assert "kv_cache_insufficient (phase: profile)" in out
+    assert "kv_cache_insufficient (phase: profile, confidence: high, from a message)" in out
     assert "estimated_max_model_len=32640" in out
     assert "> ValueError: To serve at least one request" in out
     assert "hint: lower --max-model-len to 32640" in out

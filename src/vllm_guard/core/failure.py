@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from vllm_guard.core.kinds import FailureKind, Phase
+from vllm_guard.core.kinds import Basis, Confidence, FailureKind, Phase
 
 # The keys of ``Failure.numbers`` (a contract: policy, state, events and `classify --json` use them).
 # Not every failure carries every key; only what the log printed.
@@ -45,6 +45,8 @@ class Failure:
     numbers: Mapping[str, float | int | str] = field(default_factory=dict)
     evidence: tuple[str, ...] = ()
     hint: str = ""
+    confidence: Confidence = Confidence.HIGH
+    basis: Basis = Basis.MESSAGE
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -53,6 +55,8 @@ class Failure:
             "numbers": dict(self.numbers),
             "evidence": list(self.evidence),
             "hint": self.hint,
+            "confidence": self.confidence.value,
+            "basis": self.basis.value,
         }
 
     @classmethod
@@ -63,7 +67,9 @@ class Failure:
             numbers=dict(data.get("numbers", {})),
             evidence=tuple(data.get("evidence", ())),
             hint=str(data.get("hint", "")),
+            confidence=Confidence(data.get("confidence", "high")),
+            basis=Basis(data.get("basis", "message")),
         )
 
 
-NO_FAILURE = Failure(kind=FailureKind.NONE)
+NO_FAILURE = Failure(kind=FailureKind.NONE, basis=Basis.CLEAN)

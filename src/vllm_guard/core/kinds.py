@@ -68,3 +68,21 @@ class Phase(StrEnum):
     PROFILE = "profile"  # memory profiling, KV cache allocation, CUDA-graph capture, warm-up
     SERVE = "serve"  # after the API server was ready
     UNKNOWN = "unknown"
+
+
+class Confidence(StrEnum):
+    """How strong the evidence behind a verdict is: the daemon acts on a low one with care."""
+
+    HIGH = "high"  # a root-cause message, or a device OOM placed by its traceback
+    MEDIUM = "medium"  # placed by a start-up milestone only, or a report that names no root cause
+    LOW = "low"  # nothing but a bare error, a bare SIGKILL, or a device OOM with no clue to its phase
+
+
+class Basis(StrEnum):
+    """What a verdict rests on."""
+
+    MESSAGE = "message"  # a message that names the cause
+    FRAME = "frame"  # a traceback frame (or a worker's method name) placed it
+    MILESTONE = "milestone"  # the last start-up milestone before it placed it
+    BARE = "bare"  # a bare error: an exit status, a signal, an uncaught exception, a wrapper
+    CLEAN = "clean"  # no failure found

