@@ -298,28 +298,11 @@ _MILESTONE_RE = re.compile("|".join(re.escape(m.text) for m in sig.MILESTONES))
 _MILESTONE_PHASE = {m.text: m.phase for m in sig.MILESTONES}
 _LOAD_DONE = tuple(m.text for m in sig.MILESTONES if m.done_loading)
 
-# The code that reads a model's config, tokenizer and hub files: an uncaught exception raised through it
-# is the model folder's fault (a config.json that is not JSON, a tokenizer file that does not parse).
-_MODEL_FILE_FRAMES = frozenset(
-    {
-        "get_config",
-        "get_hf_text_config",
-        "get_tokenizer",
-        "cached_tokenizer_from_config",
-        "get_hf_file_to_dict",
-        "try_get_generation_config",
-        "file_or_path_exists",
-        "maybe_override_with_speculators",
-        "_get_config_dict",
-        "get_config_dict",
-        "_dict_from_json_file",
-        "cached_file",
-        "cached_files",
-        "hf_hub_download",
-        "snapshot_download",
-        "list_repo_files",
-    }
-)
+_FRAME_KIND: dict[str, FailureKind] = {}
+for _frame_kind in sig.FRAME_KINDS:
+    _FRAME_KIND.setdefault(_frame_kind.function, _frame_kind.kind)
+# Signatures vLLM logs at INFO: a quiet line is read only when it holds one of their needles.
+_INFO_NEEDLES = tuple(dict.fromkeys(n for s in sig.SIGNATURES if s.at_info for n in s.needles))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -353,14 +336,34 @@ def _phase_of_frames(frames: Sequence[str]) -> Phase | None:
     return None
 
 
+_CALL_RE = re.compile(r"([A-Za-z_]\w*)\(")
+
+
+def _callee(lines: Sequence[str], index: int, end: int) -> str | None:
+    """The function the source line under a frame calls: ``engine_core.run_busy_loop()`` -> run_busy_loop.
+
+    A traceback cut at its end keeps only the call sites: the last frame's code line names the callee.
+    """
+    if index + 1 > end:
+        return None
+    code = lines[index + 1]
+    if "File " in code and ", in " in code:
+        return None
+    m = _CALL_RE.search(strip_prefixes(code))
+    return m.group(1) if m else None
+
+
 def _traceback_frames(lines: Sequence[str], index: int) -> list[str]:
-    """The frames of the traceback that ends at ``lines[index]`` (innermost first)."""
+    """The functions of the traceback that ends at ``lines[index]``, innermost first, with their callees."""
     frames: list[str] = []
     for i in range(index, max(0, index - _PHASE_LOOKBACK) - 1, -1):
         line = lines[i]
         if "File " in line and ", in " in line:
             m = _FRAME_RE.search(line)
             if m:
+                callee = _callee(lines, i, index)
+                if callee is not None:
+                    frames.append(callee)
                 frames.append(m.group(1))
         elif _TRACEBACK in line and frames:
             break
@@ -375,11 +378,16 @@ def _oom_phase(lines: Sequence[str], index: int) -> tuple[Phase, Basis]:
     if phase is not None:
         return phase, Basis.FRAME
     # 2. The traceback printed just after the exception line (some loggers print the message first).
-    after = []
+    after: list[str] = []
     for i in range(index + 1, min(len(lines), index + _TRACEBACK_AFTER)):
         line = lines[i]
         if "File " in line and ", in " in line and (m := _FRAME_RE.search(line)):
             after.append(m.group(1))
+            callee = _callee(lines, i, len(lines) - 1)
+            if callee is not None:
+                after.append(callee)
+        elif after and _EXC_LINE_RE.match(strip_prefixes(line)):
+            break  # the end of that traceback: what follows is another story
     phase = _phase_of_frames(after)
     if phase is not None:
         return phase, Basis.FRAME
@@ -538,6 +546,7 @@ class _Scan:
     exception_lines: list[int] = field(default_factory=list)  # exception lines that end a traceback
     killed_by_systemd: bool = False  # systemd itself sent SIGKILL (stop timeout): not an OOM kill
     stopped: bool = False  # the log ends inside a deliberate stop
+    cut_traceback: int | None = None  # the last frame of a traceback that ends without its exception line
 
 
 def _is_stop(line: str) -> bool:
@@ -563,6 +572,8 @@ def _scan(lines: Sequence[str]) -> _Scan:
     in_traceback = False
     stopped = False
     gate = _GATE_RE.search
+    info_needles = _INFO_NEEDLES
+    last_frame: int | None = None
     rules = _RULES
     quiet = _QUIET_RE.search
     for index, line in enumerate(lines):
@@ -588,16 +599,20 @@ def _scan(lines: Sequence[str]) -> _Scan:
             stopped = True
             in_traceback = False
             continue
-        # vLLM's own INFO/DEBUG lines never carry a failure: skip them cheaply (most lines of a log),
-        # unless the line is a paste that joined an error onto them.
+        # vLLM's own INFO/DEBUG lines carry no failure but the few it logs at INFO (zero KV blocks): skip
+        # them cheaply (most lines of a log), unless the line is a paste that joined an error onto them.
         if (
             ("INFO " in line or "DEBUG " in line)
             and quiet(line)
             and (("rror" not in line and "xception" not in line) or _REQUEST_LOG in line or _OUTPUT_LOG in line)
+            and not any(n in line for n in info_needles)
         ):
             continue
         if _TRACEBACK in line:
             in_traceback = True
+        elif 'File "' in line and ", in " in line:  # a frame: an excerpt may start inside a traceback
+            in_traceback = True
+            last_frame = index
             continue
         # systemd's own SIGKILL (a stop that timed out) is not an OOM kill; but "Killing process N" after the
         # main process exited is KillMode=mixed cleaning up leftovers of a start that already failed
@@ -623,6 +638,8 @@ def _scan(lines: Sequence[str]) -> _Scan:
             _exception_line(line, index, exception_lines)
             in_traceback = False
     scan.stopped = stopped
+    if in_traceback and last_frame is not None and not stopped:
+        scan.cut_traceback = last_frame
     return scan
 
 
@@ -664,18 +681,17 @@ _UNCAUGHT = _Rule(
     None,
     None,
 )
-_MODEL_FILES = _Rule(
-    sig.Signature(
-        "uncaught-in-model-files",
-        K.MODEL_LOAD_ERROR,
-        sig.ROOT_WEAK,
-        (),
-        sig.Source("transformers, vllm", "vllm/transformers_utils/config.py", "get_config, get_tokenizer", "0.2.0-"),
-        phase=Phase.LOAD,
-    ),
-    None,
-    None,
-)
+
+
+def _frame_rule(kind: FailureKind) -> _Rule:
+    """A verdict read from the frames an exception went through (see ``signatures.FRAME_KINDS``)."""
+    tier = sig.DISTRIBUTED if kind is K.DISTRIBUTED_ERROR else sig.ROOT_WEAK
+    phase = Phase.LOAD if kind is K.MODEL_LOAD_ERROR else None
+    source = sig.Source("vllm", "see signatures.FRAME_KINDS", "the innermost frame of a traceback", "0.2.0-")
+    return _Rule(sig.Signature("frame-" + kind.value, kind, tier, (), source, phase=phase), None, None)
+
+
+_FRAME_RULES = {kind: _frame_rule(kind) for kind in {f.kind for f in sig.FRAME_KINDS}}
 
 
 def _outcome_rule(kind: FailureKind, tier: int) -> _Rule:
@@ -729,13 +745,20 @@ def _port_from_args(lines: Sequence[str], index: int) -> int | None:
     return None
 
 
-def _uncaught_hits(lines: Sequence[str], exception_lines: Sequence[int]) -> list[_Hit]:
-    """The first uncaught exception that the server did not survive, read through its traceback."""
-    for index in exception_lines:
+def _uncaught_hits(lines: Sequence[str], scan: _Scan) -> list[_Hit]:
+    """The first uncaught exception (or cut traceback) the server did not survive, read through its frames."""
+    ends = list(scan.exception_lines)
+    if scan.cut_traceback is not None:
+        ends.append(scan.cut_traceback)
+    for index in ends:
         if _recovered_after(lines, index):
             continue
-        frames = _traceback_frames(lines, index)
-        rule = _MODEL_FILES if _MODEL_FILE_FRAMES.intersection(frames) else _UNCAUGHT
+        rule = _UNCAUGHT
+        for frame in _traceback_frames(lines, index):  # innermost first
+            kind = _FRAME_KIND.get(frame)
+            if kind is not None:
+                rule = _FRAME_RULES[kind]
+                break
         return [_Hit(rule, index, strip_prefixes(lines[index]))]
     return []
 
@@ -748,7 +771,7 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
     """
     scan = _scan(lines)
     hits = scan.hits
-    hits.extend(_uncaught_hits(lines, scan.exception_lines))
+    hits.extend(_uncaught_hits(lines, scan))
     if scan.killed_by_systemd:
         hits = [h for h in hits if h.rule.tier != sig.KILLED]
     extra = _outcome_hit(outcome, lines, scan)
@@ -764,6 +787,8 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
     kind = first.rule.kind
     signature = first.rule.signature
     basis = Basis.MESSAGE if best_tier <= sig.ROOT_WEAK else Basis.BARE
+    if signature.name.startswith("frame-"):
+        basis = Basis.FRAME
 
     phase = signature.phase or Phase.UNKNOWN
     if signature.oom and lines:
@@ -813,7 +838,7 @@ def _confidence(tier: int, basis: Basis) -> Confidence:
     """How far the daemon may trust a verdict: a root-cause message most, a bare error least."""
     if basis is Basis.BARE or tier in (sig.KILLED, sig.BARE):
         return Confidence.LOW
-    if basis is Basis.MILESTONE or tier in (sig.DISTRIBUTED, sig.DEAD, sig.CONTEXT):
+    if basis is Basis.MILESTONE or tier in (sig.ROOT_WEAK, sig.DISTRIBUTED, sig.DEAD, sig.CONTEXT):
         return Confidence.MEDIUM
     return Confidence.HIGH
 

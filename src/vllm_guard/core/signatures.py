@@ -65,6 +65,7 @@ class Signature:
     numbers: str | None = None  # the number reader to run (see classify._NUMBER_READERS)
     unless: tuple[str, ...] = ()  # none of these may be in the line
     wrapped: bool = True  # the message may be wrapped over the next lines: read numbers from them too
+    at_info: bool = False  # vLLM logs it at INFO level (such lines are otherwise skipped unread)
 
 
 def _vllm(file: str, function: str, versions: str) -> Source:
@@ -141,6 +142,7 @@ SIGNATURES: tuple[Signature, ...] = (
         _vllm("vllm/executor/gpu_executor.py", "GPUExecutor.initialize_cache", "0.4.0-0.10.2"),
         pattern=r"# ?(?:GPU|gpu|cuda|CUDA|npu|NPU|xpu|XPU|hpu|HPU|tpu|TPU|neuron) blocks: 0\b",
         phase=Phase.PROFILE,
+        at_info=True,
     ),
     # V0's memory profile report: "... the rest of the memory reserved for KV Cache is -1.05GiB."
     Signature(
@@ -150,6 +152,7 @@ SIGNATURES: tuple[Signature, ...] = (
         ("reserved for KV Cache is -", "KV Cache is -", "for KV cache is -"),
         _vllm("vllm/worker/worker.py", "Worker.determine_num_available_blocks", "0.6.4-0.10.2"),
         phase=Phase.PROFILE,
+        at_info=True,
     ),
     # V1: "Available KV cache memory: -2.12 GiB"
     Signature(
@@ -159,6 +162,17 @@ SIGNATURES: tuple[Signature, ...] = (
         ("Available KV cache memory: -",),
         _vllm("vllm/v1/worker/gpu_worker.py", "Worker.determine_available_memory", "0.8.0-"),
         phase=Phase.PROFILE,
+        at_info=True,
+    ),
+    # V0's executor: "Maximum concurrency for 4096 tokens per request: 0.00x" (no block fits one request)
+    Signature(
+        "kv-zero-concurrency",
+        K.KV_CACHE_INSUFFICIENT,
+        ROOT,
+        ("tokens per request: 0.00x",),
+        _vllm("vllm/executor/executor_base.py", "ExecutorBase.initialize_cache", "0.6.4-0.10.2"),
+        phase=Phase.PROFILE,
+        at_info=True,
     ),
     # a traceback cut before its message: the frame that raised is the KV cache check
     Signature(
@@ -167,7 +181,7 @@ SIGNATURES: tuple[Signature, ...] = (
         ROOT_WEAK,
         ("raise_if_cache_size_invalid", "check_enough_kv_cache_memory"),
         _vllm("vllm/worker/worker.py, vllm/v1/core/kv_cache_utils.py", "raise_if_cache_size_invalid", "0.4.0-"),
-        pattern=r", in (?:raise_if_cache_size_invalid|_?check_enough_kv_cache_memory)\b",
+        pattern=r"\b(?:raise_if_cache_size_invalid|_?check_enough_kv_cache_memory)\b",
         phase=Phase.PROFILE,
     ),
     # ---------------------------------------------------------------- VRAM held by another process
@@ -233,6 +247,7 @@ SIGNATURES: tuple[Signature, ...] = (
             "ray.exceptions.OutOfMemoryError",
             "killed due to memory pressure",
             "exceeds the memory usage threshold",
+            "ray-oom-prevention",
         ),
         Source("ray", "src/ray/raylet/node_manager.cc", "NodeManager::CreateOomKillMessageDetails", "2.2-"),
         numbers="host",
@@ -288,7 +303,7 @@ SIGNATURES: tuple[Signature, ...] = (
         ROOT,
         ("out of memory", "OutOfMemoryError"),
         _CACHING_ALLOCATOR,
-        pattern=r"(?:CUDA|HIP|XPU|NPU|MPS|cuda|hip|xpu|npu) (?:error: )?out of memory"
+        pattern=r"(?:CUDA|HIP|XPU|NPU|MPS|cuda|hip|xpu|npu) (?:driver )?(?:error: )?out of memory"
         r"|(?:torch\.(?:cuda\.)?)?OutOfMemoryError|Cuda failure '?out of memory|MUSA out of memory",
         # a recovered OOM ("... falling back to ...", "... retrying") is a warning, not the failure
         unless=(
@@ -362,6 +377,13 @@ SIGNATURES: tuple[Signature, ...] = (
         pattern=r"unable to write to file </torch_|unable to mmap \d+ bytes from file </torch_"
         r"|unable to open shared memory object </torch_",
     ),
+    Signature(
+        "shm-raylet-request",
+        K.SHM_EXHAUSTED,
+        ROOT,
+        ("memory available in /dev/shm",),
+        Source("ray", "src/ray/object_manager/plasma/store_runner.cc", "PlasmaStoreRunner::Start", "1.0-"),
+    ),
     # Ray's and vLLM's warnings that the container's /dev/shm is tiny: the cause of a crash that names none
     Signature(
         "shm-small-warning",
@@ -380,6 +402,17 @@ SIGNATURES: tuple[Signature, ...] = (
         ("in use", "EADDRINUSE", "already in use"),
         Source("uvicorn", "uvicorn/server.py", "Server.startup", "all"),
         pattern=r"[Aa]ddress already in use|EADDRINUSE|[Ee]rrno 98\b",
+        numbers="port",
+        wrapped=False,
+    ),
+    Signature(
+        "port-bound-already",
+        K.PORT_IN_USE,
+        ROOT,
+        ("bound already", "Failed to bind", "already bound"),
+        Source("ascend", "HCCL network_manager.cc", "StartListenSocket", "all"),
+        pattern=r"(?:port|address)(?:es)? (?:have|has) been bound already"
+        r"|[Ff]ailed to bind the (?:IP )?(?:port|address)|(?:port|address) (?:is )?already bound",
         numbers="port",
         wrapped=False,
     ),
@@ -436,7 +469,8 @@ SIGNATURES: tuple[Signature, ...] = (
         ROOT,
         ("max_model_len",),
         _vllm("vllm/config.py", "_get_and_verify_max_len", "0.2.0-"),
-        pattern=r"User-specified max_model_len \(\d+\) is greater than",
+        pattern=r"User-specified max_model_len \(\d+\) is greater than|max_model_len\b.{0,40}\b(?:greater|larger) than"
+        r"|max_model_len.{0,40}exceeds",
         numbers="maxlen",
     ),
     Signature(
@@ -471,7 +505,7 @@ SIGNATURES: tuple[Signature, ...] = (
         ("trust_remote_code", "requires you to execute"),
         Source("transformers", "transformers/dynamic_module_utils.py", "resolve_trust_remote_code", "4.30-"),
         pattern=r"set the option `?trust_remote_code=True|requires you to execute the (?:configuration|tokenizer|model)"
-        r" file|pass the argument `?trust_remote_code=True",
+        r" file|pass(?:ing)? the argument `?trust_remote_code=True",
     ),
     Signature(
         "args-tp-larger-than-gpus",
@@ -713,12 +747,21 @@ SIGNATURES: tuple[Signature, ...] = (
         r"|Gloo connectFullMesh failed",
     ),
     Signature(
+        "dist-c10d-client-timeout",
+        K.DISTRIBUTED_ERROR,
+        DISTRIBUTED,
+        ("client socket has timed out", "TCP client failed", "[c10d]"),
+        _torch("torch/csrc/distributed/c10d/socket.cpp", "SocketConnectOp::throwTimeoutError", "2.1-"),
+        pattern=r"client socket has timed out|TCP client failed to connect|\[c10d\].*(?:timed out|failed|[Ee]rror)",
+    ),
+    Signature(
         "dist-ray-actor",
         K.DISTRIBUTED_ERROR,
         DISTRIBUTED,
-        ("RayActorError", "ActorDiedError", "actor died", "ActorUnavailableError"),
-        Source("ray", "python/ray/exceptions.py", "RayActorError", "1.0-"),
-        pattern=r"RayActorError|ActorDiedError|The actor died unexpectedly|ActorUnavailableError",
+        ("RayActorError", "ActorDiedError", "actor died", "ActorUnavailableError", "RaySystemError", "ObjectRef"),
+        Source("ray", "python/ray/exceptions.py, python/ray/_private/serialization.py", "RayActorError", "1.0-"),
+        pattern=r"RayActorError|ActorDiedError|The actor died unexpectedly|ActorUnavailableError|RaySystemError"
+        r"|Can't deserialize object: ObjectRef",
     ),
     Signature(
         "dist-connection-closed",
@@ -741,11 +784,11 @@ SIGNATURES: tuple[Signature, ...] = (
         "dist-p2p-custom-allreduce",
         K.DISTRIBUTED_ERROR,
         DISTRIBUTED,
-        ("peer access", "PeerAccess", "custom_all_reduce", "custom allreduce", "Custom allreduce", "P2P"),
+        ("peer access", "PeerAccess", "custom_all_reduce", "custom allreduce", "Custom allreduce", "P2P", "allreduce"),
         _vllm("vllm/distributed/device_communicators/custom_all_reduce.py", "CustomAllreduce.__init__", "0.4.0-"),
         pattern=r"peer access is not supported|cudaErrorPeerAccess|PeerAccessUnsupported|peer mapping resources"
         r"|[Cc]ustom ?[Aa]ll ?[Rr]educe.*(?:[Ee]rror|failed|assert)|P2P.*(?:failed|[Ee]rror)"
-        r"|custom_all_reduce.*(?:Error|error)",
+        r"|custom_all_reduce.*(?:Error|error)|Failed: \S*custom_all_reduce\S*:\d+",
         unless=("is disabled", "disabling", "Disabling"),
     ),
     # ---------------------------------------------------------------- the engine died
@@ -775,13 +818,14 @@ SIGNATURES: tuple[Signature, ...] = (
         "dead-v0-background-loop",
         K.ENGINE_DEAD,
         DEAD,
-        ("background task failed", "errored already", "MQLLMEngine terminated"),
+        ("background task failed", "errored already", "MQLLMEngine terminated", "already dead"),
         _vllm(
             "vllm/engine/async_llm_engine.py, vllm/engine/multiprocessing/client.py",
             "_log_task_completion",
             "0.2.0-0.10.2",
         ),
-        pattern=r"Engine background task failed|Background loop has errored already|MQLLMEngine terminated",
+        pattern=r"Engine background task failed|Background loop has errored already|MQLLMEngine terminated"
+        r"|is already dead, terminating server process",
     ),
     # the API still answers, but its /health says the engine is gone
     Signature(
@@ -989,6 +1033,12 @@ MILESTONES: tuple[Milestone, ...] = (
     Milestone(
         "serving_responses.py", Phase.SERVE, _vllm("vllm/entrypoints/openai/serving_responses.py", "logger", "0.10.0-")
     ),
+    # V0's engine loop ended with an exception: the loop only runs once the server is up
+    Milestone(
+        "_log_task_completion",
+        Phase.SERVE,
+        _vllm("vllm/engine/async_llm_engine.py", "_log_task_completion", "0.2.0-0.10.2"),
+    ),
     Milestone("Dumping scheduler", Phase.SERVE, _vllm("vllm/v1/engine/core.py", "dump_engine_exception", "0.9.0-")),
     Milestone("chatcmpl-", Phase.SERVE, _vllm("vllm/entrypoints/openai/serving_chat.py", "request ids", "0.2.0-")),
     Milestone(
@@ -1003,8 +1053,8 @@ MILESTONES: tuple[Milestone, ...] = (
         True,
     ),
     Milestone(
-        "Loading weights took",
-        Phase.PROFILE,
+        "Loading weights took",  # process_weights_after_loading still runs inside load_model after it
+        Phase.LOAD,
         _vllm("vllm/model_executor/model_loader/", "load_weights", "0.5.0-"),
         True,
     ),
@@ -1145,4 +1195,86 @@ STARTS: tuple[Start, ...] = (
         ("Started ", "Starting "),
         Source("systemd", "src/core/job.c", "job_emit_start_message, job_emit_done_message (JOB_START)", "all"),
     ),
+)
+
+
+@dataclass(frozen=True)
+class FrameKind:
+    """A function whose failure names the kind: an exception raised through it (or a traceback cut in it)."""
+
+    function: str
+    kind: FailureKind
+    source: Source
+
+
+def _frame_kinds(kind: FailureKind, source: Source, *names: str) -> tuple[FrameKind, ...]:
+    return tuple(FrameKind(name, kind, source) for name in names)
+
+
+# For an exception no signature names (a KeyError, a JSONDecodeError, a bare ValueError) and for a traceback
+# cut before its exception line, the innermost of these frames says what failed.
+FRAME_KINDS: tuple[FrameKind, ...] = (
+    *_frame_kinds(
+        K.MODEL_LOAD_ERROR,
+        Source("vllm, transformers, huggingface_hub", "vllm/transformers_utils/config.py", "get_config", "0.2.0-"),
+        "get_config",
+        "get_hf_text_config",
+        "get_tokenizer",
+        "cached_tokenizer_from_config",
+        "get_hf_file_to_dict",
+        "try_get_generation_config",
+        "file_or_path_exists",
+        "_get_config_dict",
+        "get_config_dict",
+        "_dict_from_json_file",
+        "cached_file",
+        "cached_files",
+        "hf_hub_download",
+        "snapshot_download",
+        "list_repo_files",
+    ),
+    # the checkpoint does not match the model's code: a tensor name or shape the loader does not know
+    *_frame_kinds(
+        K.MODEL_LOAD_ERROR,
+        _vllm("vllm/model_executor/models/*.py, vllm/model_executor/model_loader/", "load_weights", "0.2.0-"),
+        "load_weights",
+        "_load_weights",
+        "weight_loader",
+        "safetensors_weights_iterator",
+        "_get_weights_iterator",
+        "_prepare_weights",
+        "download_model",
+    ),
+    *_frame_kinds(
+        K.BAD_ARGUMENTS,
+        _vllm("vllm/engine/arg_utils.py, vllm/config.py", "create_engine_config and the config checks", "0.4.0-"),
+        "create_engine_config",
+        "_verify_args",
+        "verify_with_parallel_config",
+        "_verify_quantization",
+        "_verify_cuda_graph",
+        "_verify_bnb_config",
+        "_verify_load_format",
+        "_get_and_verify_max_len",
+        "_get_and_verify_dtype",
+        "verify_and_update_config",
+        "check_and_update_config",
+    ),
+    *_frame_kinds(
+        K.DISTRIBUTED_ERROR,
+        _vllm(
+            "vllm/distributed/parallel_state.py", "init_distributed_environment, initialize_model_parallel", "0.4.0-"
+        ),
+        "init_distributed_environment",
+        "init_worker_distributed_environment",
+        "initialize_model_parallel",
+        "init_model_parallel_group",
+        "ensure_model_parallel_initialized",
+        "init_world_group",
+        "init_process_group",
+        "new_group",
+        "_new_process_group_helper",
+    ),
+    # zmq's and socket's bind: the failing call of a port that is taken
+    *_frame_kinds(K.PORT_IN_USE, Source("pyzmq, python", "zmq/sugar/socket.py, Lib/socket.py", "bind", "all"), "bind"),
 )
