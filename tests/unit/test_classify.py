@@ -10,7 +10,7 @@ import pytest
 
 from vllm_guard.core.classify import classify
 from vllm_guard.core.failure import SystemdOutcome
-from vllm_guard.core.kinds import FailureKind, Phase
+from vllm_guard.core.kinds import Confidence, FailureKind, Phase
 from vllm_guard.core.logline import strip_prefixes
 
 pytestmark = pytest.mark.unit
@@ -392,9 +392,6 @@ BENIGN_LINES = [
     "total_gpu_memory (79.10GiB) x gpu_memory_utilization (0.90) = 71.19GiB; model weights take 14.99GiB; "
     "non_torch_memory takes 0.12GiB; PyTorch activation peak memory takes 1.23GiB; the rest of the memory "
     "reserved for KV Cache is 54.85GiB.",
-    "INFO 05-01 10:00:00 [shm_broadcast.py:1] No available shared memory broadcast block found in 60 "
-    "seconds. "
-    "This typically happens when some processes are hanging or doing some time-consuming work.",
     "WARNING 05-01 10:00:00 [config.py:1] To reduce the risk of OOM, consider lowering --max-num-seqs.",
     "[rank0]:[W501 10:00:00 ProcessGroupNCCL.cpp:1250] Warning: WARNING: process group has NOT been "
     "destroyed "
@@ -418,6 +415,23 @@ def test_hard_negative_lines(line: str) -> None:
 def test_all_hard_negatives_together() -> None:
     assert classify(BENIGN_LINES).kind is K.NONE
     assert classify(BENIGN_LINES, SystemdOutcome(result="success", exit_status=0)).kind is K.NONE
+
+
+# vLLM 0.11's wording (vllm/distributed/device_communicators/shm_broadcast.py, MessageQueue.acquire_write)
+BROADCAST_STALL = (
+    "INFO 05-01 10:00:00 [shm_broadcast.py:1] No available shared memory broadcast block found in 60 seconds. "
+    "This typically happens when some processes are hanging or doing some time-consuming work."
+)
+
+
+def test_a_broadcast_stall_the_server_got_past_is_not_a_failure() -> None:
+    assert classify([BROADCAST_STALL, *BENIGN_LINES]).kind is K.NONE
+
+
+def test_a_broadcast_stall_that_never_ended_is_a_distributed_hang() -> None:
+    failure = classify(["INFO:     Application startup complete.", BROADCAST_STALL, BROADCAST_STALL])
+    assert failure.kind is K.DISTRIBUTED_ERROR
+    assert failure.confidence is not Confidence.HIGH
 
 
 def test_empty() -> None:

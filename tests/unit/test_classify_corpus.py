@@ -113,7 +113,7 @@ def test_sealed_part_accuracy() -> None:
 
 def test_development_part_and_the_old_corpus_are_all_right() -> None:
     dev = [c for c in CASES if c.part == DEV]
-    right, total, wrong = _accuracy(dev)
+    _, _, wrong = _accuracy(dev)
     print("\n" + _table(dev, "classifier accuracy on the development part"))
     assert not wrong, "\n".join(wrong)
     assert all(c.part == DEV for c in CASES if c.baseline)
@@ -142,7 +142,9 @@ def test_losing_a_kinds_signatures_is_noticed(kind: FailureKind, monkeypatch: py
     # Without the signatures of one kind, the development files of that kind must go wrong: the corpus
     # tests above cannot stay green with a whole rule family switched off.
     dev = [c for c in CASES if c.part == DEV and c.kind is kind]
-    kept = tuple(r for r in classify_module._RULES if r.kind is not kind and not (r.signature.oom and kind in OOM_KINDS))
+    kept = tuple(
+        r for r in classify_module._RULES if r.kind is not kind and not (r.signature.oom and kind in OOM_KINDS)
+    )
     monkeypatch.setattr(classify_module, "_RULES", kept)
     still_right = [c.name for c in dev if _right(c, classify(lines_of(c.path)))]
     assert len(still_right) < len(dev), still_right
@@ -180,7 +182,7 @@ def test_corpus_verdicts_survive_a_benign_start_before_and_after() -> None:
     # A failure excerpt inside a longer log: healthy start-up lines around it change nothing but,
     # at most, the phase of a CUDA OOM that the excerpt alone cannot place.
     benign = [line for c in CASES if c.kind is FailureKind.NONE for line in lines_of(c.path)]
-    # a benign log may end in a deliberate stop: the failing process is a new start, as systemd says
+    # one process after another, as systemd says "Started" for each (a benign log may end in a stop)
     restart = ["Started vllm-qwen.service - vLLM OpenAI-compatible server."]
     changed = []
     for case in CASES:
@@ -188,7 +190,7 @@ def test_corpus_verdicts_survive_a_benign_start_before_and_after() -> None:
             continue
         lines = lines_of(case.path)
         plain = _verdict(case).kind
-        for wrapped in (benign + restart + lines, lines + benign):
+        for wrapped in (benign + restart + lines, lines + restart + benign):
             got = classify(wrapped).kind
             if got is not plain and not (got.is_memory and plain.is_memory and "oom" in got.value):
                 changed.append(f"{case.name}: {plain.value} -> {got.value}")

@@ -56,6 +56,7 @@ Choices worth knowing:
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -370,9 +371,10 @@ def _traceback_frames(lines: Sequence[str], index: int) -> list[str]:
     return frames
 
 
-def _oom_phase(lines: Sequence[str], index: int) -> tuple[Phase, Basis]:
-    """Where a device OOM at ``lines[index]`` happened, and what says so."""
-    start = max(0, index - _PHASE_LOOKBACK)
+def _oom_phase(lines: Sequence[str], index: int, starts: Sequence[int] = ()) -> tuple[Phase, Basis]:
+    """Where a device OOM at ``lines[index]`` happened, and what says so (within its own process)."""
+    low, high = _segment(starts, index)
+    start = max(low, index - _PHASE_LOOKBACK)
     # 1. The traceback the OOM ends (frames are printed outermost first, then the exception line).
     phase = _phase_of_frames(_traceback_frames(lines, index))
     if phase is not None:
@@ -407,7 +409,7 @@ def _oom_phase(lines: Sequence[str], index: int) -> tuple[Phase, Basis]:
             return phase, Basis.MILESTONE
     # 5. None before it (an excerpt, or one rank failed first): the other ranks' next milestone.
     #    Weights loading or "loading took" means the failed rank was still loading.
-    for i in range(index + 1, min(len(lines), index + _PHASE_LOOKAHEAD)):
+    for i in range(index + 1, min(len(lines), index + _PHASE_LOOKAHEAD, high)):
         line = lines[i]
         if any(mark in line for mark in _LOAD_DONE):
             return Phase.LOAD, Basis.MILESTONE
@@ -546,7 +548,8 @@ class _Scan:
     exception_lines: list[int] = field(default_factory=list)  # exception lines that end a traceback
     killed_by_systemd: bool = False  # systemd itself sent SIGKILL (stop timeout): not an OOM kill
     stopped: bool = False  # the log ends inside a deliberate stop
-    cut_traceback: int | None = None  # the last frame of a traceback that ends without its exception line
+    cut_tracebacks: list[int] = field(default_factory=list)  # last frames of tracebacks cut before their exception
+    starts: list[int] = field(default_factory=list)  # lines that begin a new process of the server
 
 
 def _is_stop(line: str) -> bool:
@@ -577,16 +580,22 @@ def _scan(lines: Sequence[str]) -> _Scan:
     rules = _RULES
     quiet = _QUIET_RE.search
     for index, line in enumerate(lines):
+        if ("Start" in line or "version" in line or "non-default" in line or "LLM engine" in line) and _is_start(line):
+            scan.starts.append(index)
+            if in_traceback and last_frame is not None:  # the old process's traceback ends cut here
+                scan.cut_tracebacks.append(last_frame)
+            in_traceback, last_frame = False, None
+            if stopped:
+                stopped = False
+                main_exited = scan.killed_by_systemd = False
+                continue
         if stopped:
-            if ("INFO " in line or "DEBUG " in line) and quiet(line) and not _is_start(line):
+            if ("INFO " in line or "DEBUG " in line) and quiet(line):
                 continue
             # After a deliberate stop, what a server prints on its way out (a dead engine, a cancelled task,
             # NCCL teardown, a timed-out stop's SIGKILL) is not a failure. A new process (a person's restart)
             # ends the stop, and so does a root cause: no server prints one while it shuts down.
-            if _is_start(line):
-                stopped = False
-                main_exited = scan.killed_by_systemd = False
-            elif "timed out. Killing" in line:
+            if "timed out. Killing" in line:
                 scan.killed_by_systemd = True
                 continue
             elif gate(line) is None or not _root_cause_in(line, lines, index, hits):
@@ -595,7 +604,9 @@ def _scan(lines: Sequence[str]) -> _Scan:
             main_exited = scan.killed_by_systemd = False
             in_traceback = False
             continue
-        if ("SIG" in line or "Stopping " in line or "KeyboardInterrupt" in line or "^C" in line) and _is_stop(line):
+        if (
+            "SIG" in line or "Stopping " in line or "Interrupt" in line or "^C" in line or "shutdown" in line
+        ) and _is_stop(line):
             stopped = True
             in_traceback = False
             continue
@@ -609,7 +620,9 @@ def _scan(lines: Sequence[str]) -> _Scan:
         ):
             continue
         if _TRACEBACK in line:
-            in_traceback = True
+            if in_traceback and last_frame is not None:  # a new traceback: the one before was cut
+                scan.cut_tracebacks.append(last_frame)
+            in_traceback, last_frame = True, None
         elif 'File "' in line and ", in " in line:  # a frame: an excerpt may start inside a traceback
             in_traceback = True
             last_frame = index
@@ -621,9 +634,8 @@ def _scan(lines: Sequence[str]) -> _Scan:
         if "Main process exited" in line:
             main_exited = True
         if gate(line) is None:
-            if in_traceback and ("rror" in line or "xception" in line or "Exit" in line or "Interrupt" in line):
-                _exception_line(line, index, exception_lines)
-                in_traceback = False
+            if in_traceback and _ends_traceback(line, index, exception_lines):
+                in_traceback, last_frame = False, None
             continue
         found = False
         for rule in rules:
@@ -632,14 +644,11 @@ def _scan(lines: Sequence[str]) -> _Scan:
                 hits.append(hit)
                 found = True
                 break
-        if found:
-            in_traceback = False
-        elif in_traceback and ("rror" in line or "xception" in line or "Exit" in line or "Interrupt" in line):
-            _exception_line(line, index, exception_lines)
-            in_traceback = False
+        if found or (in_traceback and _ends_traceback(line, index, exception_lines)):
+            in_traceback, last_frame = False, None
     scan.stopped = stopped
     if in_traceback and last_frame is not None and not stopped:
-        scan.cut_traceback = last_frame
+        scan.cut_tracebacks.append(last_frame)
     return scan
 
 
@@ -655,15 +664,31 @@ def _root_cause_in(line: str, lines: Sequence[str], index: int, hits: list[_Hit]
     return False
 
 
-def _exception_line(line: str, index: int, exception_lines: list[int]) -> None:
+def _ends_traceback(line: str, index: int, exception_lines: list[int]) -> bool:
+    """Record the exception line that ends a traceback (not a deliberate exit); False: not one."""
+    if "rror" not in line and "xception" not in line and "Exit" not in line and "Interrupt" not in line:
+        return False
     text = strip_prefixes(line)
-    if _EXC_LINE_RE.match(text) and not _NOT_A_FAILURE_RE.match(text):
+    if not _EXC_LINE_RE.match(text):
+        return False
+    if not _NOT_A_FAILURE_RE.match(text):
         exception_lines.append(index)
+    return True
 
 
-def _recovered_after(lines: Sequence[str], index: int) -> bool:
-    """True when the server went on serving after ``lines[index]`` (the error did not kill it)."""
-    for i in range(index + 1, len(lines)):
+def _segment(starts: Sequence[int], index: int) -> tuple[int, int]:
+    """The lines of the process that printed ``lines[index]``: from its start up to the next one."""
+    at = bisect.bisect_right(starts, index)
+    low = starts[at - 1] if at > 0 else 0
+    high = starts[at] if at < len(starts) else 1 << 62
+    return low, high
+
+
+def _recovered_after(lines: Sequence[str], index: int, starts: Sequence[int] = ()) -> bool:
+    """True when the same process went on serving after ``lines[index]`` (the error did not kill it)."""
+    # a new process: whatever it serves says nothing of the one that failed
+    end = min(len(lines), _segment(starts, index)[1])
+    for i in range(index + 1, end):
         line = lines[i]
         if "Avg prompt throughput" in line or '" 200' in line or "Application startup complete" in line:
             return True
@@ -747,11 +772,9 @@ def _port_from_args(lines: Sequence[str], index: int) -> int | None:
 
 def _uncaught_hits(lines: Sequence[str], scan: _Scan) -> list[_Hit]:
     """The first uncaught exception (or cut traceback) the server did not survive, read through its frames."""
-    ends = list(scan.exception_lines)
-    if scan.cut_traceback is not None:
-        ends.append(scan.cut_traceback)
+    ends = sorted(scan.exception_lines + scan.cut_tracebacks)
     for index in ends:
-        if _recovered_after(lines, index):
+        if _recovered_after(lines, index, scan.starts):
             continue
         rule = _UNCAUGHT
         for frame in _traceback_frames(lines, index):  # innermost first
@@ -770,7 +793,10 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
     for the attempt where known.
     """
     scan = _scan(lines)
-    hits = scan.hits
+    # a warning the server got past (a slow rank that caught up) is not what ended the attempt
+    hits = [
+        h for h in scan.hits if not (h.rule.signature.recoverable and _recovered_after(lines, h.index, scan.starts))
+    ]
     hits.extend(_uncaught_hits(lines, scan))
     if scan.killed_by_systemd:
         hits = [h for h in hits if h.rule.tier != sig.KILLED]
@@ -792,14 +818,15 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
 
     phase = signature.phase or Phase.UNKNOWN
     if signature.oom and lines:
-        phase, basis = _oom_phase(lines, min(max(first.index, 0), len(lines) - 1))
+        phase, basis = _oom_phase(lines, min(max(first.index, 0), len(lines) - 1), scan.starts)
         kind = _OOM_KIND_BY_PHASE[phase]
     elif signature.phase is None and lines and kind in _OOM_KINDS:
-        phase, _ = _oom_phase(lines, min(max(first.index, 0), len(lines) - 1))
+        phase, _ = _oom_phase(lines, min(max(first.index, 0), len(lines) - 1), scan.starts)
 
-    # a clue that names the kind of a weak verdict: a tiny /dev/shm behind a crash, a dead engine, a hang
-    context = [h for h in hits if h.rule.tier == sig.CONTEXT]
-    if context and best_tier >= sig.DISTRIBUTED:
+    # a clue that names the kind of a bare verdict: a tiny /dev/shm behind a crash that says nothing else
+    segment = _segment(scan.starts, max(first.index, 0))
+    context = [h for h in hits if h.rule.tier == sig.CONTEXT and segment[0] <= h.index < segment[1]]
+    if context and best_tier >= sig.BARE:
         first = context[0]
         kind, phase, basis, best_tier = first.rule.kind, Phase.UNKNOWN, Basis.MESSAGE, sig.CONTEXT
 

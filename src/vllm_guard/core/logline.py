@@ -28,7 +28,7 @@ _PREFIXES = (
     # RFC 3339 timestamp (kubectl --timestamps, docker -t, journalctl -o short-iso), then an optional
     # "host ident[pid]: " as journalctl prints it.
     r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+"
-    r"(?:\S+ [\w.@/:-]+(?:\[\d+\])?: )?",
+    r"(?:[^\s:]+ [\w.@/:-]+(?:\[\d+\])?: )?",
     # journalctl -o short: "Nov 30 05:00:00 host ident[pid]: "
     r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? \S+ [^\s:\[]+(?:\[\d+\])?: ",
     # docker compose: "service-1  | "

@@ -66,6 +66,7 @@ class Signature:
     unless: tuple[str, ...] = ()  # none of these may be in the line
     wrapped: bool = True  # the message may be wrapped over the next lines: read numbers from them too
     at_info: bool = False  # vLLM logs it at INFO level (such lines are otherwise skipped unread)
+    recoverable: bool = False  # a warning the server may get past: not a failure when it served afterwards
 
 
 def _vllm(file: str, function: str, versions: str) -> Source:
@@ -260,6 +261,16 @@ SIGNATURES: tuple[Signature, ...] = (
         _torch("c10/core/impl/alloc_cpu.cpp", "alloc_cpu", "1.0-"),
         numbers="host",
     ),
+    # ENOMEM from the kernel: mmap of a checkpoint, fork, a pinned buffer
+    Signature(
+        "host-enomem",
+        K.HOST_OOM_KILLED,
+        ROOT,
+        ("Cannot allocate memory",),
+        Source("linux", "mm/mmap.c, kernel/fork.c", "ENOMEM (errno 12)", "all"),
+        pattern=r"\[Errno 12\] Cannot allocate memory|Cannot allocate memory \(12\)|errno 12\b.*Cannot allocate memory",
+        numbers="host",
+    ),
     Signature(
         "host-kubernetes-oomkilled",
         K.HOST_OOM_KILLED,
@@ -451,7 +462,13 @@ SIGNATURES: tuple[Signature, ...] = (
         "args-systemd-exec",
         K.BAD_ARGUMENTS,
         ROOT,
-        ("Failed at step EXEC spawning", "status=203/EXEC", "Failed to locate executable"),
+        (
+            "Failed at step EXEC spawning",
+            "status=203/EXEC",
+            "Failed to locate executable",
+            "status=217/USER",
+            "Failed to determine user credentials",
+        ),
         Source("systemd", "src/core/execute.c", "exec_child", "all"),
     ),
     Signature(
@@ -521,9 +538,16 @@ SIGNATURES: tuple[Signature, ...] = (
         "args-engine-values",
         K.BAD_ARGUMENTS,
         ROOT,
-        ("gpu_memory_utilization must", "Unknown dtype", "Invalid value for", "not supported for quantization"),
+        (
+            "gpu_memory_utilization must",
+            "memory utilization must be",
+            "Unknown dtype",
+            "Invalid value for",
+            "not supported for quantization",
+        ),
         _vllm("vllm/config.py, vllm/engine/arg_utils.py", "CacheConfig._verify_args, _get_and_verify_dtype", "0.2.0-"),
-        pattern=r"gpu_memory_utilization must be|Unknown dtype|is not supported for quantization method"
+        pattern=r"gpu_memory_utilization must be|GPU memory utilization must be|Unknown dtype"
+        r"|is not supported for quantization method"
         r"|Invalid value for",
     ),
     # ---------------------------------------------------------------- the model's files
@@ -565,9 +589,9 @@ SIGNATURES: tuple[Signature, ...] = (
         "model-config-format",
         K.MODEL_LOAD_ERROR,
         ROOT,
-        ("config format", "No supported config format"),
+        ("config format", "No supported config format", "Unsupported config format"),
         _vllm("vllm/transformers_utils/config.py", "get_config", "0.6.4-"),
-        pattern=r"Could not detect config format|No supported config format found",
+        pattern=r"Could not detect config format|No supported config format found|Unsupported config format",
         phase=Phase.LOAD,
     ),
     Signature(
@@ -577,6 +601,7 @@ SIGNATURES: tuple[Signature, ...] = (
         ("architectures", "recognize this architecture", "Unrecognized model", "but Transformers", "Cannot find model"),
         _vllm("vllm/model_executor/models/registry.py", "_ModelRegistry.inspect_model_cls", "0.2.0-"),
         pattern=r"Model architectures? \[.*\] (?:are|is) not supported|No model architectures are specified"
+        r"|Model architectures? \S.* failed to be inspected"
         r"|Unrecognized model in|does not recognize this architecture|model type `?\w+`? but Transformers"
         r"|Cannot find model module",
         phase=Phase.LOAD,
@@ -599,6 +624,14 @@ SIGNATURES: tuple[Signature, ...] = (
         Source(
             "safetensors", "safetensors/src/lib.rs, vllm/model_executor/model_loader", "safe_open, load_weights", "all"
         ),
+        phase=Phase.LOAD,
+    ),
+    Signature(
+        "model-tokenizer-load",
+        K.MODEL_LOAD_ERROR,
+        ROOT,
+        ("Failed to load the tokenizer", "instantiate the backend tokenizer"),
+        _vllm("vllm/transformers_utils/tokenizer.py", "get_tokenizer", "0.2.0-"),
         phase=Phase.LOAD,
     ),
     Signature(
@@ -656,9 +689,12 @@ SIGNATURES: tuple[Signature, ...] = (
             "CUDA-capable device",
             "infer device type",
             "cudaGetDeviceCount",
+            "driver initialization failed",
+            "device handle for GPU",
         ),
         _torch("c10/cuda/CUDAFunctions.cpp", "device_count_impl", "1.0-"),
         pattern=r"No CUDA GPUs are available|CUDA initialization: |forward compatibility was attempted"
+        r"|CUDA driver initialization failed|Unable to determine the device handle for GPU"
         r"|system not yet initialized|cudaErrorNoDevice|CUDA_ERROR_NO_DEVICE|no CUDA-capable device"
         r"|CUDA-capable device\(s\) is/are busy|Failed to infer device type|Unexpected error from cudaGetDeviceCount",
     ),
@@ -779,16 +815,28 @@ SIGNATURES: tuple[Signature, ...] = (
         ("No available shared memory broadcast block", "No available block found in"),
         _vllm("vllm/distributed/device_communicators/shm_broadcast.py", "MessageQueue.acquire_write", "0.5.1-"),
         pattern=r"No available (?:shared memory broadcast )?block found in \d+ second",
+        at_info=True,  # vLLM 0.9-0.10 log it at DEBUG, 0.5-0.8 and 0.11- at WARNING
+        recoverable=True,  # a slow rank warns and catches up; a hung one never does
     ),
     Signature(
         "dist-p2p-custom-allreduce",
         K.DISTRIBUTED_ERROR,
         DISTRIBUTED,
-        ("peer access", "PeerAccess", "custom_all_reduce", "custom allreduce", "Custom allreduce", "P2P", "allreduce"),
+        (
+            "peer access",
+            "PeerAccess",
+            "custom_all_reduce",
+            "custom allreduce",
+            "Custom allreduce",
+            "P2P",
+            "allreduce",
+            "peer-to-peer access",
+        ),
         _vllm("vllm/distributed/device_communicators/custom_all_reduce.py", "CustomAllreduce.__init__", "0.4.0-"),
         pattern=r"peer access is not supported|cudaErrorPeerAccess|PeerAccessUnsupported|peer mapping resources"
         r"|[Cc]ustom ?[Aa]ll ?[Rr]educe.*(?:[Ee]rror|failed|assert)|P2P.*(?:failed|[Ee]rror)"
-        r"|custom_all_reduce.*(?:Error|error)|Failed: \S*custom_all_reduce\S*:\d+",
+        r"|custom_all_reduce.*(?:Error|error)|Failed: \S*custom_all_reduce\S*:\d+"
+        r"|Error happened when batch testing peer-to-peer access",
         unless=("is disabled", "disabling", "Disabling"),
     ),
     # ---------------------------------------------------------------- the engine died
@@ -796,13 +844,24 @@ SIGNATURES: tuple[Signature, ...] = (
         "dead-engine-error",
         K.ENGINE_DEAD,
         DEAD,
-        ("DeadError", "encountered an issue", "encountered a fatal error"),
+        (
+            "DeadError",
+            "encountered an issue",
+            "encountered a fatal error",
+            "output_handler failed",
+            "engine dead",
+            "output handler hit an error",
+            "fatal signal from worker",
+            "engine core exited unexpectedly",
+        ),
         _vllm(
             "vllm/v1/engine/exceptions.py, vllm/engine/async_llm_engine.py",
             "EngineDeadError, AsyncEngineDeadError",
             "0.2.0-",
         ),
-        pattern=r"EngineDeadError|AsyncEngineDeadError|EngineCore encountered (?:an issue|a fatal error)",
+        pattern=r"EngineDeadError|AsyncEngineDeadError|EngineCore encountered (?:an issue|a fatal error)"
+        r"|AsyncLLM output_handler failed|failed \(engine dead\)|EngineCore output handler hit an error"
+        r"|[Gg]ot fatal signal from worker processes|engine core exited unexpectedly",
     ),
     Signature(
         "dead-core-proc",
@@ -810,24 +869,43 @@ SIGNATURES: tuple[Signature, ...] = (
         DEAD,
         ("died unexpectedly", "died"),
         _vllm("vllm/v1/engine/core_client.py", "MPClient.start_engine_core_monitor", "0.8.0-"),
-        pattern=r"Engine core proc \S+ died unexpectedly|died unexpectedly, shutting down"
-        r"|Engine process \(pid \d+\) died"
+        pattern=r"Engine core proc(?:ess)? \S+ died unexpectedly|died unexpectedly, shutting down"
+        r"|Engine process \(pid \d+\) died|Worker proc \S+ died unexpectedly"
         r"|Engine loop has died",
     ),
     Signature(
         "dead-v0-background-loop",
         K.ENGINE_DEAD,
         DEAD,
-        ("background task failed", "errored already", "MQLLMEngine terminated", "already dead"),
+        (
+            "background task failed",
+            "errored already",
+            "MQLLMEngine terminated",
+            "already dead",
+            "terminating server process",
+            "Task finished unexpectedly",
+            "loop is not running",
+            "RPCServer process died",
+        ),
         _vllm(
             "vllm/engine/async_llm_engine.py, vllm/engine/multiprocessing/client.py",
             "_log_task_completion",
             "0.2.0-0.10.2",
         ),
         pattern=r"Engine background task failed|Background loop has errored already|MQLLMEngine terminated"
-        r"|is already dead, terminating server process",
+        r"|is already dead, terminating server process|has failed, terminating server process"
+        r"|Task finished unexpectedly\. This should never happen|Engine loop is not running"
+        r"|Background loop is not running|RPCServer process died before responding",
     ),
     # the API still answers, but its /health says the engine is gone
+    # V0's engine loop: one step took longer than ENGINE_ITERATION_TIMEOUT_S (a hung worker or collective)
+    Signature(
+        "dead-iteration-timeout",
+        K.ENGINE_DEAD,
+        DEAD,
+        ("iteration timed out",),
+        _vllm("vllm/engine/async_llm_engine.py", "AsyncLLMEngine.run_engine_loop", "0.4.0-0.10.2"),
+    ),
     Signature(
         "dead-health-500",
         K.ENGINE_DEAD,
@@ -851,10 +929,23 @@ SIGNATURES: tuple[Signature, ...] = (
         "bare-engine-wrapper",
         K.UNKNOWN_FAILURE,
         BARE,
-        ("initialization failed", "failed to start", "hit an exception", "Error executing method"),
+        (
+            "initialization failed",
+            "failed to start",
+            "hit an exception",
+            "Error executing method",
+            "WorkerProc failed",
+            "Worker failed with error",
+            "Timed out waiting for engine",
+            "method failed",
+            "died during startup",
+        ),
         _vllm("vllm/v1/engine/utils.py, vllm/v1/engine/core.py", "wait_for_engine_startup, run_engine_core", "0.8.0-"),
         pattern=r"Engine core initialization failed|Engine process failed to start|EngineCore failed to start"
-        r"|(?:EngineCore|WorkerProc) hit an exception|Error executing method",
+        r"|(?:EngineCore|WorkerProc) hit an exception|Error executing method|WorkerProc failed"
+        r"|Worker failed with error|Frontend process failed during engine core initialization"
+        r"|Timed out waiting for engines? (?:core processes )?to s|Invocation of \S+ method failed"
+        r"|Input socket thread died during startup",
     ),
     Signature(
         "bare-crash",
@@ -919,6 +1010,9 @@ FRAMES: tuple[Frame, ...] = (
         "_get_kv_cache_config",
         "get_kv_cache_config",
         "get_kv_cache_configs",
+        "raise_if_cache_size_invalid",
+        "memory_profiling",
+        "profile_num_available_blocks",
         "compile_or_warm_up_model",
         "_dummy_sampler_run",
         "_dummy_pooler_run",
@@ -985,6 +1079,12 @@ FRAMES: tuple[Frame, ...] = (
         "_handle_client_request",
         "create_chat_completion",
         "create_completion",
+        "prepare_model_input",
+        "_prepare_inputs",
+        "start_worker_execution_loop",
+        "_process_model_outputs",
+        "_run_output_handler",
+        "output_handler",
     ),
 )
 
@@ -1038,6 +1138,11 @@ MILESTONES: tuple[Milestone, ...] = (
         "_log_task_completion",
         Phase.SERVE,
         _vllm("vllm/engine/async_llm_engine.py", "_log_task_completion", "0.2.0-0.10.2"),
+    ),
+    Milestone(
+        "Dumping input data for V1 LLM engine",
+        Phase.SERVE,
+        _vllm("vllm/logging_utils/dump_input.py", "_dump_engine_exception (a failed engine step)", "0.9.0-"),
     ),
     Milestone("Dumping scheduler", Phase.SERVE, _vllm("vllm/v1/engine/core.py", "dump_engine_exception", "0.9.0-")),
     Milestone("chatcmpl-", Phase.SERVE, _vllm("vllm/entrypoints/openai/serving_chat.py", "request ids", "0.2.0-")),
@@ -1154,6 +1259,34 @@ STOPS: tuple[Stop, ...] = (
         r"|signal (?:15|2|SIGTERM|SIGINT) received|Received signal (?:15|2)\b|caught SIG(?:TERM|INT)",
         ("SIGTERM", "SIGINT", "signal=", "signal 15", "signal 2"),
         _vllm("vllm/entrypoints/openai/api_server.py, vllm/v1/engine/core.py", "signal_handler", "0.4.0-"),
+    ),
+    Stop(
+        r"\[shutdown\] API server: (?:shutdown triggered|shutting down FastAPI HTTP server)",
+        ("shutdown triggered", "shutting down FastAPI"),
+        _vllm("vllm/entrypoints/launchers/launcher.py", "serve_http.signal_handler (SIGINT, SIGTERM)", "0.25.0-"),
+    ),
+    # logged only where the signal handler cancelled the server task (an engine death ends it without a word)
+    Stop(
+        r"Shutting down FastAPI HTTP server\.|Gracefully stopping http server",
+        ("Shutting down FastAPI", "Gracefully stopping"),
+        _vllm("vllm/entrypoints/launcher.py", "serve_http (except asyncio.CancelledError)", "0.5.5-0.17.0"),
+    ),
+    # V0's engine loop task was cancelled: the server is being stopped
+    Stop(
+        r"Engine is gracefully shutting down",
+        ("gracefully shutting down",),
+        _vllm("vllm/engine/async_llm_engine.py", "_log_task_completion (CancelledError)", "0.5.5-0.10.2"),
+    ),
+    Stop(
+        r"Received KeyboardInterrupt, shutting down API servers",
+        ("Interrupt, shutting down",),
+        _vllm("vllm/v1/utils.py", "APIServerProcessManager / wait_for_completion_or_failure", "0.9.2-"),
+    ),
+    # the main process ended by SIGTERM or SIGINT that someone (not the kernel) sent
+    Stop(
+        r"Main process exited, code=killed, status=(?:15/TERM|2/INT)\b",
+        ("status=15/TERM", "status=2/INT"),
+        Source("systemd", "src/core/service.c", "service_sigchld_event", "all"),
     ),
     Stop(
         r"^KeyboardInterrupt\b|KeyboardInterrupt: terminated|^\^C$",
