@@ -78,7 +78,9 @@ def sealed_by_seed(thread: str, seed: str, one_in: int) -> bool:
 def load() -> list[Case]:
     split = tomllib.loads(SPLIT_FILE.read_text(encoding="utf-8"))
     baseline = set(split["baseline"])
-    moved = {entry["thread"] for entry in split.get("moved", [])}
+    moved = {thread_of(entry["thread"], entry["file"]) for entry in split.get("moved", [])}
+    # a fresh file from a new thread takes a moved file's place in the sealed part
+    replacements = {entry["replaced_by"] for entry in split.get("moved", [])}
     cases: list[Case] = []
     for folder in sorted(p for p in CORPUS.iterdir() if p.is_dir()):
         kind = FailureKind(folder.name)  # a folder that is not a kind is a mistake: fail loudly
@@ -95,7 +97,8 @@ def load() -> list[Case]:
             c.path,
             c.thread,
             SEALED
-            if c.thread not in tuned and c.thread not in moved and sealed_by_seed(c.thread, seed, one_in)
+            if c.name in replacements
+            or (c.thread not in tuned and c.thread not in moved and sealed_by_seed(c.thread, seed, one_in))
             else DEV,
             c.baseline,
         )

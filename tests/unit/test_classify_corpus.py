@@ -11,12 +11,13 @@ places it in a phase: the right verdict from that text is an OOM of unknown phas
 
 from __future__ import annotations
 
+import tomllib
 from collections import defaultdict
 from functools import cache
 
 import pytest
 
-from tests.corpus import DEV, SEALED, Case, accuracy_table, header_of, lines_of, load
+from tests.corpus import DEV, SEALED, SPLIT_FILE, Case, accuracy_table, header_of, lines_of, load
 from vllm_guard.core import classify as classify_module
 from vllm_guard.core.classify import classify
 from vllm_guard.core.failure import Failure
@@ -97,6 +98,18 @@ def test_the_split_keeps_a_thread_on_one_side() -> None:
     new = [c for c in CASES if not c.baseline]
     assert 0.2 <= len(sealed) / len(new) <= 0.45, (len(sealed), len(new))  # about a third of the new files
     assert not any(c.baseline for c in sealed)
+    # every moved file is now a development file, and its replacement (a new thread) is sealed
+    split = tomllib.loads(SPLIT_FILE.read_text(encoding="utf-8"))
+    by_name = {c.name: c for c in CASES}
+    for entry in split["moved"]:
+        kind = FailureKind(entry["file"].split("/")[0])
+        if "removed" in entry:
+            assert entry["file"] not in by_name, entry["file"]
+        else:
+            assert by_name[entry["file"]].part == DEV, entry["file"]
+        replacement = by_name[entry["replaced_by"]]
+        assert replacement.part == SEALED and replacement.kind is kind, entry["replaced_by"]
+        assert sum(c.thread == replacement.thread for c in CASES) == 1, entry["replaced_by"]
 
 
 def test_sealed_part_accuracy() -> None:

@@ -295,6 +295,7 @@ _STOP_RE = re.compile("|".join(f"(?:{s.pattern})" for s in sig.STOPS), re.MULTIL
 _STOP_NEEDLES = tuple(dict.fromkeys(n for s in sig.STOPS for n in s.needles))
 _START_RE = re.compile("|".join(f"(?:{s.pattern})" for s in sig.STARTS))
 _START_NEEDLES = tuple(dict.fromkeys(n for s in sig.STARTS for n in s.needles))
+_MARKER_RE = re.compile(_trie_pattern(tuple(dict.fromkeys(_STOP_NEEDLES + _START_NEEDLES))))
 _MILESTONE_RE = re.compile("|".join(re.escape(m.text) for m in sig.MILESTONES))
 _MILESTONE_PHASE = {m.text: m.phase for m in sig.MILESTONES}
 _LOAD_DONE = tuple(m.text for m in sig.MILESTONES if m.done_loading)
@@ -338,6 +339,9 @@ def _phase_of_frames(frames: Sequence[str]) -> Phase | None:
 
 
 _CALL_RE = re.compile(r"([A-Za-z_]\w*)\(")
+_NOT_CALLEES = frozenset(
+    {"super", "getattr", "isinstance", "len", "str", "int", "float", "list", "dict", "tuple", "type"}
+)
 
 
 def _callee(lines: Sequence[str], index: int, end: int) -> str | None:
@@ -345,13 +349,31 @@ def _callee(lines: Sequence[str], index: int, end: int) -> str | None:
 
     A traceback cut at its end keeps only the call sites: the last frame's code line names the callee.
     """
-    if index + 1 > end:
+    for i in range(index + 1, min(end, index + 3) + 1):  # a paste may put blank lines between
+        code = strip_prefixes(lines[i])
+        if not code:
+            continue
+        if code.startswith("File ") or _TRACEBACK in code:
+            return None
+        for m in _CALL_RE.finditer(code):
+            if m.group(1) not in _NOT_CALLEES:
+                return m.group(1)
         return None
-    code = lines[index + 1]
-    if "File " in code and ", in " in code:
-        return None
-    m = _CALL_RE.search(strip_prefixes(code))
-    return m.group(1) if m else None
+    return None
+
+
+def _frame_name(m: re.Match[str], line: str, lines: Sequence[str], index: int) -> str:
+    """The function of a frame line; a terminal may have wrapped its name onto the next line."""
+    name = m.group(1)
+    if m.end() == len(line.rstrip()) and index + 1 < len(lines):
+        rest = strip_prefixes(lines[index + 1])
+        joined = name + rest
+        if _WORD_RE.fullmatch(rest) and (joined in _FRAME_PHASE or joined in _FRAME_KIND):
+            return joined
+    return name
+
+
+_WORD_RE = re.compile(r"\w+")
 
 
 def _traceback_frames(lines: Sequence[str], index: int) -> list[str]:
@@ -365,7 +387,7 @@ def _traceback_frames(lines: Sequence[str], index: int) -> list[str]:
                 callee = _callee(lines, i, index)
                 if callee is not None:
                     frames.append(callee)
-                frames.append(m.group(1))
+                frames.append(_frame_name(m, line, lines, i))
         elif _TRACEBACK in line and frames:
             break
     return frames
@@ -579,8 +601,10 @@ def _scan(lines: Sequence[str]) -> _Scan:
     last_frame: int | None = None
     rules = _RULES
     quiet = _QUIET_RE.search
+    markers = _MARKER_RE.search
     for index, line in enumerate(lines):
-        if ("Start" in line or "version" in line or "non-default" in line or "LLM engine" in line) and _is_start(line):
+        marker = markers(line) is not None  # a start or stop needle: rare, one C-speed search decides
+        if marker and _is_start(line):
             scan.starts.append(index)
             if in_traceback and last_frame is not None:  # the old process's traceback ends cut here
                 scan.cut_tracebacks.append(last_frame)
@@ -604,9 +628,7 @@ def _scan(lines: Sequence[str]) -> _Scan:
             main_exited = scan.killed_by_systemd = False
             in_traceback = False
             continue
-        if (
-            "SIG" in line or "Stopping " in line or "Interrupt" in line or "^C" in line or "shutdown" in line
-        ) and _is_stop(line):
+        if marker and _is_stop(line):
             stopped = True
             in_traceback = False
             continue
@@ -710,7 +732,7 @@ _UNCAUGHT = _Rule(
 
 def _frame_rule(kind: FailureKind) -> _Rule:
     """A verdict read from the frames an exception went through (see ``signatures.FRAME_KINDS``)."""
-    tier = sig.DISTRIBUTED if kind is K.DISTRIBUTED_ERROR else sig.ROOT_WEAK
+    tier = {K.DISTRIBUTED_ERROR: sig.DISTRIBUTED, K.ENGINE_DEAD: sig.DEAD}.get(kind, sig.ROOT_WEAK)
     phase = Phase.LOAD if kind is K.MODEL_LOAD_ERROR else None
     source = sig.Source("vllm", "see signatures.FRAME_KINDS", "the innermost frame of a traceback", "0.2.0-")
     return _Rule(sig.Signature("frame-" + kind.value, kind, tier, (), source, phase=phase), None, None)

@@ -25,10 +25,11 @@ import re
 _PREFIXES = (
     # A bracketed timestamp: "[2026-01-26T17:25:37Z] " (CI systems, some log shippers)
     r"\[\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\]\s+",
-    # RFC 3339 timestamp (kubectl --timestamps, docker -t, journalctl -o short-iso), then an optional
-    # "host ident[pid]: " as journalctl prints it.
-    r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+"
-    r"(?:[^\s:]+ [\w.@/:-]+(?:\[\d+\])?: )?",
+    # RFC 3339 timestamp (kubectl --timestamps, docker -t, journalctl -o short-iso). Only journalctl's form,
+    # with a numeric offset, goes on with "host ident[pid]: " (after kubectl's "Z" comes the message, which
+    # may well read "Processed prompts: ...").
+    r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?"
+    r"(?:[+-]\d\d:?\d\d\s+(?:[^\s:]+ [\w.@/:-]+(?:\[\d+\])?: )?|Z?\s+)",
     # journalctl -o short: "Nov 30 05:00:00 host ident[pid]: "
     r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? \S+ [^\s:\[]+(?:\[\d+\])?: ",
     # docker compose: "service-1  | "

@@ -271,6 +271,16 @@ SIGNATURES: tuple[Signature, ...] = (
         pattern=r"\[Errno 12\] Cannot allocate memory|Cannot allocate memory \(12\)|errno 12\b.*Cannot allocate memory",
         numbers="host",
     ),
+    # Ray's report of a worker that vanished: its own text names the OOM killer as the first likely cause
+    Signature(
+        "killed-ray-worker-system-error",
+        K.HOST_OOM_KILLED,
+        KILLED,
+        ("unexpected system error", "killed by SIGKILL by OOM killer"),
+        Source("ray", "python/ray/exceptions.py", "WorkerCrashedError, ActorDiedError (SYSTEM_ERROR)", "1.0-"),
+        pattern=r"worker died or was killed while executing (?:a|the) task by an unexpected system error"
+        r"|killed by SIGKILL by OOM killer",
+    ),
     Signature(
         "host-kubernetes-oomkilled",
         K.HOST_OOM_KILLED,
@@ -821,7 +831,7 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "dist-p2p-custom-allreduce",
         K.DISTRIBUTED_ERROR,
-        DISTRIBUTED,
+        ROOT,  # the failing kernel itself, not another rank's echo
         (
             "peer access",
             "PeerAccess",
@@ -835,7 +845,7 @@ SIGNATURES: tuple[Signature, ...] = (
         _vllm("vllm/distributed/device_communicators/custom_all_reduce.py", "CustomAllreduce.__init__", "0.4.0-"),
         pattern=r"peer access is not supported|cudaErrorPeerAccess|PeerAccessUnsupported|peer mapping resources"
         r"|[Cc]ustom ?[Aa]ll ?[Rr]educe.*(?:[Ee]rror|failed|assert)|P2P.*(?:failed|[Ee]rror)"
-        r"|custom_all_reduce.*(?:Error|error)|Failed: \S*custom_all_reduce\S*:\d+"
+        r"|custom_all_reduce.*(?:Error|error)|Failed: (?:Cuda error )?\S*custom_all_reduce\S*:\d+"
         r"|Error happened when batch testing peer-to-peer access",
         unless=("is disabled", "disabling", "Disabling"),
     ),
@@ -896,6 +906,16 @@ SIGNATURES: tuple[Signature, ...] = (
         r"|is already dead, terminating server process|has failed, terminating server process"
         r"|Task finished unexpectedly\. This should never happen|Engine loop is not running"
         r"|Background loop is not running|RPCServer process died before responding",
+    ),
+    # V0: every ERROR that async_llm_engine.py logs is its engine loop dying (the task's end, a timed-out step)
+    Signature(
+        "dead-v0-engine-loop-logger",
+        K.ENGINE_DEAD,
+        DEAD,
+        ("async_llm_engine.py:",),
+        _vllm("vllm/engine/async_llm_engine.py", "_log_task_completion, run_engine_loop", "0.4.0-0.10.2"),
+        pattern=r"(?:ERROR|CRITICAL) (?:\d{4}-)?\d\d-\d\d [\d:.]+ \[?async_llm_engine\.py:\d+\] "
+        r"(?!During handling|The above)\S",
     ),
     # the API still answers, but its /health says the engine is gone
     # V0's engine loop: one step took longer than ENGINE_ITERATION_TIMEOUT_S (a hung worker or collective)
@@ -1054,6 +1074,8 @@ FRAMES: tuple[Frame, ...] = (
         "load_model_weights",
         "post_load_weights",
         "_load_model",
+        # the executor's construction starts the workers: device, then weights (profiling comes after it)
+        "_init_executor",
     ),
     *_frames(
         Phase.SERVE,
@@ -1277,6 +1299,12 @@ STOPS: tuple[Stop, ...] = (
         ("gracefully shutting down",),
         _vllm("vllm/engine/async_llm_engine.py", "_log_task_completion (CancelledError)", "0.5.5-0.10.2"),
     ),
+    # an offline LLM.generate() run finished: the script exits and its engine process goes with it
+    Stop(
+        r"Processed prompts: 100%",
+        ("Processed prompts: 100%",),
+        _vllm("vllm/entrypoints/llm.py", "LLM._run_engine (the progress bar)", "0.2.0-"),
+    ),
     Stop(
         r"Received KeyboardInterrupt, shutting down API servers",
         ("Interrupt, shutting down",),
@@ -1351,6 +1379,7 @@ FRAME_KINDS: tuple[FrameKind, ...] = (
         K.MODEL_LOAD_ERROR,
         Source("vllm, transformers, huggingface_hub", "vllm/transformers_utils/config.py", "get_config", "0.2.0-"),
         "get_config",
+        "load_params_config",
         "get_hf_text_config",
         "get_tokenizer",
         "cached_tokenizer_from_config",
@@ -1407,6 +1436,17 @@ FRAME_KINDS: tuple[FrameKind, ...] = (
         "init_process_group",
         "new_group",
         "_new_process_group_helper",
+    ),
+    # V0: the engine loop's task ended (the loop only ends by an exception)
+    *_frame_kinds(
+        K.ENGINE_DEAD,
+        _vllm(
+            "vllm/engine/async_llm_engine.py",
+            "_raise_exception_on_finish (0.2-0.4), _log_task_completion",
+            "0.2.0-0.10.2",
+        ),
+        "_raise_exception_on_finish",
+        "_log_task_completion",
     ),
     # zmq's and socket's bind: the failing call of a port that is taken
     *_frame_kinds(K.PORT_IN_USE, Source("pyzmq, python", "zmq/sugar/socket.py, Lib/socket.py", "bind", "all"), "bind"),
