@@ -106,6 +106,8 @@ def test_kv_failure_rewrites_env_to_vllms_estimate(root: Path) -> None:
     d.flush_held(force=True)
     assert "--max-model-len=1024" in env_of(root)["VLLM_GUARD_ARGS"].split()
     assert [e.kind for e in events] == [EventKind.FAILURE_DETECTED, EventKind.REMEDY_APPLIED]
+    # the verdict says how strong its evidence is: vLLM's own sentence names the cause
+    assert (events[0].fields["CONFIDENCE"], events[0].fields["BASIS"]) == ("high", "message")
     assert events[1].fields["FLAGS_AFTER"].startswith("--gpu-memory-utilization=0.9 --max-model-len=1024")
     assert sc.calls == []  # systemd restarts it; the guard only rewrote the file
     d.on_event(AttemptEnded(attempt(KV_LINES)))

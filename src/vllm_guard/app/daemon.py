@@ -47,7 +47,7 @@ from vllm_guard.core.classify import classify
 from vllm_guard.core.config import Target
 from vllm_guard.core.events import Event, EventKind
 from vllm_guard.core.failure import Failure
-from vllm_guard.core.kinds import FailureKind
+from vllm_guard.core.kinds import Basis, Confidence, FailureKind
 from vllm_guard.core.policy import Action, Decision, Facts, decide
 from vllm_guard.core.pressure import MemorySample, judge_pressure
 from vllm_guard.core.probe import Liveness, ProbeResult, evidence_from_lines
@@ -493,6 +493,8 @@ class Daemon:
                 failure.numbers,
                 failure.evidence,
                 "vLLM exited without a recognisable reason; read the unit's journal",
+                confidence=Confidence.LOW,
+                basis=Basis.BARE,
             )
         ts.last_failure = rec
         self.emit(
@@ -502,6 +504,8 @@ class Daemon:
             target,
             KIND=failure.kind.value,
             PHASE=failure.phase.value,
+            CONFIDENCE=failure.confidence.value,
+            BASIS=failure.basis.value,
             INVOCATION_ID=attempt.invocation_id,
             EVIDENCE="\n".join(failure.evidence[:5]),
             HINT=failure.hint,

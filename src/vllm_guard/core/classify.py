@@ -311,6 +311,7 @@ _INFO_NEEDLES = tuple(dict.fromkeys(n for s in sig.SIGNATURES if s.at_info for n
 # phases
 
 
+_PHASE_TEXT_RES = tuple((re.compile(t.pattern), t.phase) for t in sig.PHASE_TEXTS)
 _FRAME_RE = re.compile(r'File "[^"]*", line \d+, in (\w+)')
 _METHOD_RE = re.compile(r"(?:while processing method|Error executing method|executing method) '?(\w+)")
 _TRACEBACK = "Traceback (most recent call last)"
@@ -397,6 +398,10 @@ def _oom_phase(lines: Sequence[str], index: int, starts: Sequence[int] = ()) -> 
     """Where a device OOM at ``lines[index]`` happened, and what says so (within its own process)."""
     low, high = _segment(starts, index)
     start = max(low, index - _PHASE_LOOKBACK)
+    # 0. The way the error itself was reported (a logger only one phase uses).
+    for regex, reported in _PHASE_TEXT_RES:
+        if regex.search(lines[index]):
+            return reported, Basis.FRAME
     # 1. The traceback the OOM ends (frames are printed outermost first, then the exception line).
     phase = _phase_of_frames(_traceback_frames(lines, index))
     if phase is not None:

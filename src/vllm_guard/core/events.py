@@ -51,6 +51,8 @@ FIELDS = {
     "EVENT": "the event kind in words (failure_detected, remedy_applied, ...)",
     "KIND": "the failure kind (kv_cache_insufficient, cuda_oom_profile, ...)",
     "PHASE": "load, profile, serve or unknown",
+    "CONFIDENCE": "how strong the verdict's evidence is: high, medium or low",
+    "BASIS": "what the verdict rests on: message, frame, milestone or bare",
     "INVOCATION_ID": "systemd's invocation id of the attempt",
     "ATTEMPT": "the attempt's number since the last healthy start",
     "FLAGS_BEFORE": "the tunable flags before the remedy",

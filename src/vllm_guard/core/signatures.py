@@ -22,6 +22,7 @@ project's releases (PyTorch, Linux, systemd ...), ``"all"`` where the wording ne
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from vllm_guard.core.kinds import FailureKind, Phase
@@ -120,7 +121,7 @@ SIGNATURES: tuple[Signature, ...] = (
         K.KV_CACHE_INSUFFICIENT,
         ROOT,
         ("requested memory for kv",),
-        _vllm("vllm/v1/worker/cpu_worker.py", "CPUWorker.determine_available_memory", "0.11.0-"),
+        _vllm("vllm/v1/worker/cpu_worker.py", "CPUWorker.determine_available_memory", "0.25.0-"),
         phase=Phase.PROFILE,
         numbers="kv",
     ),
@@ -191,7 +192,7 @@ SIGNATURES: tuple[Signature, ...] = (
         K.VRAM_HELD,
         ROOT,
         ("less than desired GPU memory utilization",),
-        _vllm("vllm/v1/worker/gpu_worker.py", "Worker.init_device", "0.8.5-"),
+        _vllm("vllm/v1/worker/gpu_worker.py", "Worker.init_device", "0.9.2-"),
         phase=Phase.LOAD,
         numbers="vram",
     ),
@@ -200,7 +201,7 @@ SIGNATURES: tuple[Signature, ...] = (
         K.VRAM_HELD,
         ROOT,
         ("Error in memory profiling",),
-        _vllm("vllm/worker/worker.py, vllm/v1/worker/gpu_worker.py", "determine_available_memory", "0.6.3-"),
+        _vllm("vllm/worker/worker.py, vllm/v1/worker/gpu_worker.py", "determine_available_memory", "0.4.0-"),
         phase=Phase.PROFILE,
     ),
     Signature(
@@ -208,7 +209,7 @@ SIGNATURES: tuple[Signature, ...] = (
         K.VRAM_HELD,
         ROOT,
         ("was not properly cleaned up before initializing", "memory usage increased", "Initial free memory"),
-        _vllm("vllm/worker/worker.py", "Worker.assert_no_other_gpu_processes", "0.6.0-0.10.2"),
+        _vllm("vllm/worker/worker.py", "Worker.assert_no_other_gpu_processes", "0.5.5-0.15.0"),
         pattern=r"not properly cleaned up before initializing|[Mm]emory usage increased.*(?:other process|profil)"
         r"|Initial free memory \S+.*current free memory",
         phase=Phase.PROFILE,
@@ -315,6 +316,16 @@ SIGNATURES: tuple[Signature, ...] = (
         ROOT,
         ("Failed to create unquantized linear weights",),
         _vllm("vllm/model_executor/layers/linear.py", "UnquantizedLinearMethod.create_weights", "0.10.2-"),
+        phase=Phase.LOAD,
+        numbers="oom",
+    ),
+    # V1's loader wraps the allocator's error in a message that names the phase and the fix
+    Signature(
+        "oom-load-wrapper",
+        K.CUDA_OOM_LOAD,
+        ROOT,
+        ("Failed to load model - not enough GPU memory",),
+        _vllm("vllm/v1/worker/gpu_model_runner.py", "GPUModelRunner.load_model", "0.13.0-"),
         phase=Phase.LOAD,
         numbers="oom",
     ),
@@ -495,7 +506,7 @@ SIGNATURES: tuple[Signature, ...] = (
         K.BAD_ARGUMENTS,
         ROOT,
         ("max_model_len",),
-        _vllm("vllm/config.py", "_get_and_verify_max_len", "0.2.0-"),
+        _vllm("vllm/config.py", "_get_and_verify_max_len", "0.4.0-"),
         pattern=r"User-specified max_model_len \(\d+\) is greater than|max_model_len\b.{0,40}\b(?:greater|larger) than"
         r"|max_model_len.{0,40}exceeds",
         numbers="maxlen",
@@ -505,7 +516,7 @@ SIGNATURES: tuple[Signature, ...] = (
         K.BAD_ARGUMENTS,
         ROOT,
         ("max_num_batched_tokens",),
-        _vllm("vllm/config.py", "SchedulerConfig._verify_args", "0.2.0-"),
+        _vllm("vllm/config.py", "SchedulerConfig._verify_args", "0.4.0-"),
         pattern=r"max_num_batched_tokens \(\d+\) is smaller than max_model_len",
     ),
     Signature(
@@ -513,7 +524,7 @@ SIGNATURES: tuple[Signature, ...] = (
         K.BAD_ARGUMENTS,
         ROOT,
         ("divisible",),
-        _vllm("vllm/config.py", "ModelConfig.verify_with_parallel_config", "0.1.0-"),
+        _vllm("vllm/config.py", "ModelConfig.verify_with_parallel_config", "0.4.0-"),
         pattern=r"must be divisible by|is not divisible by|should be divisible by",
     ),
     Signature(
@@ -521,7 +532,7 @@ SIGNATURES: tuple[Signature, ...] = (
         K.BAD_ARGUMENTS,
         ROOT,
         ("compute capability", "not supported for the current GPU", "inimum capability"),
-        _vllm("vllm/worker/worker.py, vllm/platforms/cuda.py", "_check_if_gpu_supports_dtype", "0.2.0-"),
+        _vllm("vllm/worker/worker.py, vllm/platforms/cuda.py", "_check_if_gpu_supports_dtype", "0.4.0-"),
         pattern=r"Bfloat16 is only supported on GPUs with compute capability"
         r"|quantization method \S+ is not supported for the current GPU|[Mm]inimum capability",
     ),
@@ -555,7 +566,7 @@ SIGNATURES: tuple[Signature, ...] = (
             "Invalid value for",
             "not supported for quantization",
         ),
-        _vllm("vllm/config.py, vllm/engine/arg_utils.py", "CacheConfig._verify_args, _get_and_verify_dtype", "0.2.0-"),
+        _vllm("vllm/config.py, vllm/engine/arg_utils.py", "CacheConfig._verify_args, _get_and_verify_dtype", "0.4.0-"),
         pattern=r"gpu_memory_utilization must be|GPU memory utilization must be|Unknown dtype"
         r"|is not supported for quantization method"
         r"|Invalid value for",
@@ -600,7 +611,7 @@ SIGNATURES: tuple[Signature, ...] = (
         K.MODEL_LOAD_ERROR,
         ROOT,
         ("config format", "No supported config format", "Unsupported config format"),
-        _vllm("vllm/transformers_utils/config.py", "get_config", "0.6.4-"),
+        _vllm("vllm/transformers_utils/config.py", "get_config", "0.6.3-"),
         pattern=r"Could not detect config format|No supported config format found|Unsupported config format",
         phase=Phase.LOAD,
     ),
@@ -609,7 +620,7 @@ SIGNATURES: tuple[Signature, ...] = (
         K.MODEL_LOAD_ERROR,
         ROOT,
         ("architectures", "recognize this architecture", "Unrecognized model", "but Transformers", "Cannot find model"),
-        _vllm("vllm/model_executor/models/registry.py", "_ModelRegistry.inspect_model_cls", "0.2.0-"),
+        _vllm("vllm/model_executor/models/registry.py", "_ModelRegistry.inspect_model_cls", "0.4.0-"),
         pattern=r"Model architectures? \[.*\] (?:are|is) not supported|No model architectures are specified"
         r"|Model architectures? \S.* failed to be inspected"
         r"|Unrecognized model in|does not recognize this architecture|model type `?\w+`? but Transformers"
@@ -823,7 +834,7 @@ SIGNATURES: tuple[Signature, ...] = (
         K.DISTRIBUTED_ERROR,
         DISTRIBUTED,
         ("No available shared memory broadcast block", "No available block found in"),
-        _vllm("vllm/distributed/device_communicators/shm_broadcast.py", "MessageQueue.acquire_write", "0.5.1-"),
+        _vllm("vllm/distributed/device_communicators/shm_broadcast.py", "MessageQueue.acquire_write", "0.5.5-"),
         pattern=r"No available (?:shared memory broadcast )?block found in \d+ second",
         at_info=True,  # vLLM 0.9-0.10 log it at DEBUG, 0.5-0.8 and 0.11- at WARNING
         recoverable=True,  # a slow rank warns and catches up; a hung one never does
@@ -867,7 +878,7 @@ SIGNATURES: tuple[Signature, ...] = (
         _vllm(
             "vllm/v1/engine/exceptions.py, vllm/engine/async_llm_engine.py",
             "EngineDeadError, AsyncEngineDeadError",
-            "0.2.0-",
+            "0.4.0-",
         ),
         pattern=r"EngineDeadError|AsyncEngineDeadError|EngineCore encountered (?:an issue|a fatal error)"
         r"|AsyncLLM output_handler failed|failed \(engine dead\)|EngineCore output handler hit an error"
@@ -878,7 +889,7 @@ SIGNATURES: tuple[Signature, ...] = (
         K.ENGINE_DEAD,
         DEAD,
         ("died unexpectedly", "died"),
-        _vllm("vllm/v1/engine/core_client.py", "MPClient.start_engine_core_monitor", "0.8.0-"),
+        _vllm("vllm/v1/engine/core_client.py", "MPClient.start_engine_core_monitor", "0.10.2-"),
         pattern=r"Engine core proc(?:ess)? \S+ died unexpectedly|died unexpectedly, shutting down"
         r"|Engine process \(pid \d+\) died|Worker proc \S+ died unexpectedly"
         r"|Engine loop has died",
@@ -900,7 +911,7 @@ SIGNATURES: tuple[Signature, ...] = (
         _vllm(
             "vllm/engine/async_llm_engine.py, vllm/engine/multiprocessing/client.py",
             "_log_task_completion",
-            "0.2.0-0.10.2",
+            "0.4.0-0.10.2",
         ),
         pattern=r"Engine background task failed|Background loop has errored already|MQLLMEngine terminated"
         r"|is already dead, terminating server process|has failed, terminating server process"
@@ -960,7 +971,7 @@ SIGNATURES: tuple[Signature, ...] = (
             "method failed",
             "died during startup",
         ),
-        _vllm("vllm/v1/engine/utils.py, vllm/v1/engine/core.py", "wait_for_engine_startup, run_engine_core", "0.8.0-"),
+        _vllm("vllm/v1/engine/utils.py, vllm/v1/engine/core.py", "wait_for_engine_startup, run_engine_core", "0.6.3-"),
         pattern=r"Engine core initialization failed|Engine process failed to start|EngineCore failed to start"
         r"|(?:EngineCore|WorkerProc) hit an exception|Error executing method|WorkerProc failed"
         r"|Worker failed with error|Frontend process failed during engine core initialization"
@@ -1451,3 +1462,64 @@ FRAME_KINDS: tuple[FrameKind, ...] = (
     # zmq's and socket's bind: the failing call of a port that is taken
     *_frame_kinds(K.PORT_IN_USE, Source("pyzmq, python", "zmq/sugar/socket.py, Lib/socket.py", "bind", "all"), "bind"),
 )
+
+
+@dataclass(frozen=True)
+class PhaseText:
+    """A way of reporting an error that only one phase uses: the line that carries the error says when."""
+
+    pattern: str
+    phase: Phase
+    source: Source
+
+
+PHASE_TEXTS: tuple[PhaseText, ...] = (
+    # V0's MQLLMEngine builds the engine (weights, profiling) in run_mp_engine, which logs ``exception(e)``;
+    # start() then runs the engine loop and logs ``exception(repr(e))``: "OutOfMemoryError('...')"
+    PhaseText(
+        r"\bengine\.py:\d+\] (?:[\w.]+\.)?\w*(?:Error|Exception)\(['\"]",
+        Phase.SERVE,
+        _vllm("vllm/engine/multiprocessing/engine.py", "MQLLMEngine.start (logger.exception(repr(e)))", "0.6.3-0.10.2"),
+    ),
+)
+
+
+_VERSIONS_RE = re.compile(r"^(?:all|\d+(?:\.\d+)*(?:-(?:\d+(?:\.\d+)*)?)?)$")
+
+
+def problems(
+    signatures: tuple[Signature, ...] = SIGNATURES,
+    sources: tuple[tuple[str, Source], ...] | None = None,
+) -> list[str]:
+    """What is missing or wrong in the tables: an entry without its source, a pattern that does not compile.
+
+    Every entry must name its project, file, function and releases; a test runs this over every table.
+    """
+    out: list[str] = []
+    named: list[tuple[str, Source]] = [(s.name, s.source) for s in signatures]
+    if sources is None:
+        named += [(f"frame {f.function}", f.source) for f in FRAMES]
+        named += [(f"frame kind {f.function}", f.source) for f in FRAME_KINDS]
+        named += [(f"milestone {m.text!r}", m.source) for m in MILESTONES]
+        named += [(f"stop {s.pattern!r}", s.source) for s in STOPS]
+        named += [(f"start {s.pattern!r}", s.source) for s in STARTS]
+        named += [(f"phase text {p.pattern!r}", p.source) for p in PHASE_TEXTS]
+    else:
+        named += list(sources)
+    for name, source in named:
+        for field_name in ("project", "file", "function", "versions"):
+            if not getattr(source, field_name).strip():
+                out.append(f"{name}: no {field_name} in its source")
+        if source.versions.strip() and not _VERSIONS_RE.match(source.versions):
+            out.append(f"{name}: versions {source.versions!r} is not 'all', 'A', 'A-' or 'A-B'")
+    names = [s.name for s in signatures]
+    out += [f"{n}: two signatures share the name" for n in sorted({n for n in names if names.count(n) > 1})]
+    for s in signatures:
+        if not s.needles:
+            out.append(f"{s.name}: no needle (the gate would never let a line through)")
+        for pattern in filter(None, (s.pattern,)):
+            try:
+                re.compile(pattern)
+            except re.error as err:
+                out.append(f"{s.name}: pattern does not compile: {err}")
+    return out
