@@ -186,3 +186,57 @@ def test_engine_dead_at_first_request_is_reported_and_not_restarted_forever(
     assert gb.unit_state(UNIT)["ActiveState"] in ("inactive", "failed")
     status = json.loads(gb.guard("status", "--config", gb.config_path, "--json").stdout)
     assert status["schema"] == 1
+
+
+# Streaming chat requests from inside the container, left running when the unit is stopped: vLLM 0.32 then
+# prints EngineDeadError tracebacks for them on its way out (captured in tests/data/logs/none/).
+_STREAMS = """
+import json, threading, urllib.request
+def one():
+    body = json.dumps({"model": "tiny-chat", "stream": True, "max_tokens": 3000,
+                       "messages": [{"role": "user", "content": "Tell a long story"}]}).encode()
+    req = urllib.request.Request("http://127.0.0.1:%d/v1/chat/completions", data=body,
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=120) as r:
+            for _ in r:
+                pass
+    except Exception:
+        pass
+threads = [threading.Thread(target=one) for _ in range(4)]
+[t.start() for t in threads]
+[t.join() for t in threads]
+"""
+
+
+def test_a_person_stopping_a_serving_unit_is_not_a_failure(
+    boot: Callable[..., Any], tiny_models: Callable[[str], Path]
+) -> None:
+    # A healthy start, a chat answer, streams in flight, then `systemctl stop`: vLLM prints tracebacks as it
+    # shuts down, and neither the guard nor `vllm-guard classify` over the unit's journal may call that a failure.
+    h = _harness()
+    gb = boot()
+    model = add_model(gb, tiny_models("chat"), "tiny-chat")
+    target = vllm_target(gb, unit=UNIT, model=model, flags={"max_model_len": 4096}, env={"VLLM_CPU_KVCACHE_SPACE": "1"})
+    h.start(gb, [target])
+    h.wait_healthy(gb, UNIT, timeout=2 * START_S)
+    assert openai_chat(gb, PORT, "tiny-chat")["content"].strip()
+
+    gb.box.write("/run/streams.py", _STREAMS % PORT)
+    gb.box.run("systemd-run", "--unit=streams", "--collect", "/usr/bin/python3", "/run/streams.py", timeout=30)
+    h.settle(3)  # the streams are being generated
+    gb.box.systemctl("stop", f"{UNIT}.service", timeout=120)
+    h.wait_state(gb, UNIT, timeout=60, ActiveState="inactive")
+    h.settle(10)  # time for the guard to read the end of the attempt
+    print(timeline(gb, UNIT))
+
+    assert not gb.events(UNIT, "failure_detected"), gb.events(UNIT, "failure_detected")
+    assert not gb.events(UNIT, "remedy_applied")
+    assert gb.starts(UNIT) == 1
+    assert gb.unit_state(UNIT)["ActiveState"] == "inactive"  # nobody started it again
+
+    # The same journal, as a person would save it, read by `vllm-guard classify`.
+    gb.box.sh(f"journalctl -u {UNIT}.service -o cat --no-pager > /run/stopped.log")
+    verdict = gb.guard("classify", "--json", "/run/stopped.log", check=False)
+    assert verdict.returncode == 0, verdict.stdout + verdict.stderr
+    assert json.loads(verdict.stdout)["kind"] == "none"

@@ -593,6 +593,26 @@ def test_strip_vllm_ascend_logger_prefix() -> None:
     assert classify([line]).numbers["port"] == 20012
 
 
+def test_the_gates_never_hide_a_rule_a_line_would_match() -> None:
+    # The gate picks candidate rules by the needles it finds; over every line of the corpus the first rule
+    # that matches must be the same as when every rule is tried in table order.
+    from tests.corpus import lines_of, load
+    from vllm_guard.core import classify as module
+
+    tables = module._TABLES
+    for case in load():
+        lines = lines_of(case.path)
+        for index, line in enumerate(lines):
+            every = next((r for r in tables.rules if module._match(r, line, lines, index)), None)
+            gated = tables.gate.search(line)
+            picked = None
+            if gated is not None:
+                picked = next(
+                    (r for r in module._candidates(tables, line, gated) if module._match(r, line, lines, index)), None
+                )
+            assert picked is every, (case.name, index, line[:200])
+
+
 def test_every_signature_needle_passes_the_gate() -> None:
     # The gate is a cheap pre-filter: a line that holds a signature's needle must never be dropped by it.
     from vllm_guard.core import classify as module
@@ -601,7 +621,7 @@ def test_every_signature_needle_passes_the_gate() -> None:
     for signature in SIGNATURES:
         assert signature.needles, signature.name
         for needle in signature.needles:
-            assert module._GATE_RE.search(f"x {needle} y"), (signature.name, needle)
+            assert module._TABLES.gate.search(f"x {needle} y"), (signature.name, needle)
 
 
 KILLED_CASES = [

@@ -50,9 +50,6 @@ def test_a_wording_is_a_data_change() -> None:
     )
     from vllm_guard.core import classify as module
 
-    rules = (module._compile(extra), *module._RULES)
-    gate = module.re.compile(module._trie_pattern((*module._NEEDLES, *extra.needles)))
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(module, "_RULES", rules)
-        mp.setattr(module, "_GATE_RE", gate)
+        mp.setattr(module, "_TABLES", module._tables((extra, *sig.SIGNATURES)))
         assert classify([line]).kind is FailureKind.HOST_OOM_KILLED

@@ -254,10 +254,6 @@ def _compile(signature: sig.Signature) -> _Rule:
     return _Rule(signature, regex, reader)
 
 
-_RULES: tuple[_Rule, ...] = tuple(_compile(s) for s in sig.SIGNATURES)
-_NEEDLES: tuple[str, ...] = tuple(dict.fromkeys(n for s in sig.SIGNATURES for n in s.needles))
-
-
 def _trie_pattern(words: Sequence[str]) -> str:
     """One regular expression that finds any of ``words``, shaped as a trie.
 
@@ -284,8 +280,29 @@ def _trie_pattern(words: Sequence[str]) -> str:
     return build(trie)
 
 
-# Every needle in one trie-shaped pattern: a line that holds none is done after one C-speed search.
-_GATE_RE = re.compile(_trie_pattern(_NEEDLES))
+@dataclass(frozen=True)
+class _Tables:
+    """The signature table made ready: the rules in table order, the gate, and the rules behind each needle."""
+
+    rules: tuple[_Rule, ...]
+    needles: tuple[str, ...]
+    gate: re.Pattern[str]  # every needle in one trie-shaped pattern: a line with none is done in one search
+    by_needle: dict[str, tuple[_Rule, ...]]
+
+
+def _tables(signatures: Sequence[sig.Signature]) -> _Tables:
+    rules = tuple(_compile(s) for s in signatures)
+    needles = tuple(dict.fromkeys(n for s in signatures for n in s.needles))
+    # The gate reports the needles it finds without overlaps; a needle that lies inside a reported one
+    # ("in use" inside "already in use") is in the line too, so its rules are candidates as well.
+    by_needle: dict[str, tuple[_Rule, ...]] = {}
+    for found in needles:
+        inside = {n for n in needles if n in found}
+        by_needle[found] = tuple(r for r in rules if inside.intersection(r.signature.needles))
+    return _Tables(rules, needles, re.compile(_trie_pattern(needles)), by_needle)
+
+
+_TABLES = _tables(sig.SIGNATURES)
 _OOM_KINDS = (K.CUDA_OOM_LOAD, K.CUDA_OOM_PROFILE, K.CUDA_OOM_RUNTIME)
 
 _FRAME_PHASE: dict[str, Phase] = {}
@@ -296,6 +313,10 @@ _STOP_NEEDLES = tuple(dict.fromkeys(n for s in sig.STOPS for n in s.needles))
 _START_RE = re.compile("|".join(f"(?:{s.pattern})" for s in sig.STARTS))
 _START_NEEDLES = tuple(dict.fromkeys(n for s in sig.STARTS for n in s.needles))
 _MARKER_RE = re.compile(_trie_pattern(tuple(dict.fromkeys(_STOP_NEEDLES + _START_NEEDLES))))
+_INFO_NEEDLES = tuple(dict.fromkeys(n for s in sig.SIGNATURES if s.at_info for n in s.needles))
+# what a quiet INFO line may still hold: a signature vLLM logs at INFO, a start or a stop
+_INFO_RE = re.compile(_trie_pattern(_INFO_NEEDLES))
+_QUIET_CLUE_RE = re.compile(_trie_pattern(tuple(dict.fromkeys(_INFO_NEEDLES + _STOP_NEEDLES + _START_NEEDLES))))
 _MILESTONE_RE = re.compile("|".join(re.escape(m.text) for m in sig.MILESTONES))
 _MILESTONE_PHASE = {m.text: m.phase for m in sig.MILESTONES}
 _LOAD_DONE = tuple(m.text for m in sig.MILESTONES if m.done_loading)
@@ -304,7 +325,6 @@ _FRAME_KIND: dict[str, FailureKind] = {}
 for _frame_kind in sig.FRAME_KINDS:
     _FRAME_KIND.setdefault(_frame_kind.function, _frame_kind.kind)
 # Signatures vLLM logs at INFO: a quiet line is read only when it holds one of their needles.
-_INFO_NEEDLES = tuple(dict.fromkeys(n for s in sig.SIGNATURES if s.at_info for n in s.needles))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -601,13 +621,29 @@ def _scan(lines: Sequence[str]) -> _Scan:
     main_exited = False
     in_traceback = False
     stopped = False
-    gate = _GATE_RE.search
-    info_needles = _INFO_NEEDLES
+    tables = _TABLES
+    gate = tables.gate.search
+    info = _INFO_RE.search
     last_frame: int | None = None
-    rules = _RULES
     quiet = _QUIET_RE.search
     markers = _MARKER_RE.search
+    clue = _QUIET_CLUE_RE.search
     for index, line in enumerate(lines):
+        if 'File "' in line and ", in " in line:  # a frame: an excerpt may start inside a traceback
+            if not stopped:
+                in_traceback = True
+                last_frame = index
+            if "rror" not in line and "xception" not in line:
+                continue  # a paste may have joined the error onto the frame: that line reads on
+        # vLLM's own INFO/DEBUG lines (most lines of a log) carry no failure but the few it logs at INFO (zero KV
+        # blocks) and the starts and stops it reports: skip them after one search, unless the line is a paste
+        # that joined an error onto them. Request logs quote users' text: never read them.
+        quiet_line = ("INFO " in line or "DEBUG " in line) and quiet(line) is not None
+        if quiet_line:
+            if _REQUEST_LOG in line or _OUTPUT_LOG in line:
+                continue
+            if "rror" not in line and "xception" not in line and clue(line) is None:
+                continue
         marker = markers(line) is not None  # a start or stop needle: rare, one C-speed search decides
         if marker and _is_start(line):
             scan.starts.append(index)
@@ -619,7 +655,7 @@ def _scan(lines: Sequence[str]) -> _Scan:
                 main_exited = scan.killed_by_systemd = False
                 continue
         if stopped:
-            if ("INFO " in line or "DEBUG " in line) and quiet(line):
+            if quiet_line:
                 continue
             # After a deliberate stop, what a server prints on its way out (a dead engine, a cancelled task,
             # NCCL teardown, a timed-out stop's SIGKILL) is not a failure. A new process (a person's restart)
@@ -637,35 +673,25 @@ def _scan(lines: Sequence[str]) -> _Scan:
             stopped = True
             in_traceback = False
             continue
-        # vLLM's own INFO/DEBUG lines carry no failure but the few it logs at INFO (zero KV blocks): skip
-        # them cheaply (most lines of a log), unless the line is a paste that joined an error onto them.
-        if (
-            ("INFO " in line or "DEBUG " in line)
-            and quiet(line)
-            and (("rror" not in line and "xception" not in line) or _REQUEST_LOG in line or _OUTPUT_LOG in line)
-            and not any(n in line for n in info_needles)
-        ):
+        if quiet_line and "rror" not in line and "xception" not in line and info(line) is None:
             continue
         if _TRACEBACK in line:
             if in_traceback and last_frame is not None:  # a new traceback: the one before was cut
                 scan.cut_tracebacks.append(last_frame)
             in_traceback, last_frame = True, None
-        elif 'File "' in line and ", in " in line:  # a frame: an excerpt may start inside a traceback
-            in_traceback = True
-            last_frame = index
-            continue
         # systemd's own SIGKILL (a stop that timed out) is not an OOM kill; but "Killing process N" after the
         # main process exited is KillMode=mixed cleaning up leftovers of a start that already failed
         if "Kill" in line and ("timed out. Killing" in line or ("Killing process" in line and not main_exited)):
             scan.killed_by_systemd = True
         if "Main process exited" in line:
             main_exited = True
-        if gate(line) is None:
+        gated = gate(line)
+        if gated is None:
             if in_traceback and _ends_traceback(line, index, exception_lines):
                 in_traceback, last_frame = False, None
             continue
         found = False
-        for rule in rules:
+        for rule in _candidates(tables, line, gated):
             hit = _match(rule, line, lines, index)
             if hit is not None:
                 hits.append(hit)
@@ -679,9 +705,23 @@ def _scan(lines: Sequence[str]) -> _Scan:
     return scan
 
 
+def _candidates(tables: _Tables, line: str, first: re.Match[str]) -> Sequence[_Rule]:
+    """The rules a gated line may match, in table order: those of every needle the gate finds in it."""
+    search = tables.gate.search
+    more = search(line, first.start() + 1)  # overlapping needles too ("out of memory occurred when ...")
+    if more is None:  # the common case: one needle
+        return tables.by_needle[first.group(0)]
+    found = {first.group(0)}
+    while more is not None:
+        found.add(more.group(0))
+        more = search(line, more.start() + 1)
+    rules = {id(r) for n in found for r in tables.by_needle[n]}
+    return [r for r in tables.rules if id(r) in rules]
+
+
 def _root_cause_in(line: str, lines: Sequence[str], index: int, hits: list[_Hit]) -> bool:
     """Record a root-cause hit at ``lines[index]``, if there is one."""
-    for rule in _RULES:
+    for rule in _TABLES.rules:
         if rule.tier > sig.ROOT_WEAK:
             continue
         hit = _match(rule, line, lines, index)
