@@ -335,7 +335,7 @@ SIGNATURES: tuple[Signature, ...] = (
         ROOT,
         ("out of memory", "OutOfMemoryError"),
         _CACHING_ALLOCATOR,
-        pattern=r"(?:CUDA|HIP|XPU|NPU|MPS|cuda|hip|xpu|npu) (?:driver )?(?:error: )?out of memory"
+        pattern=r"(?:CUDA|HIP|XPU|NPU|MPS|cuda|hip|xpu|npu)\]?:? (?:driver )?(?:error: )?out of memory"
         r"|(?:torch\.(?:cuda\.)?)?OutOfMemoryError|Cuda failure '?out of memory|MUSA out of memory",
         # a recovered OOM ("... falling back to ...", "... retrying") is a warning, not the failure
         unless=(
@@ -1113,6 +1113,8 @@ FRAMES: tuple[Frame, ...] = (
         "create_chat_completion",
         "create_completion",
         "prepare_model_input",
+        "_raise_exception_on_finish",  # V0 0.2-0.4: the engine loop's end (later _log_task_completion)
+        "_log_task_completion",
         "_prepare_inputs",
         "start_worker_execution_loop",
         "_process_model_outputs",
@@ -1152,6 +1154,17 @@ MILESTONES: tuple[Milestone, ...] = (
     ),
     Milestone('"POST /v1', Phase.SERVE, Source("uvicorn", "uvicorn/protocols/http", "access log", "all")),
     Milestone("Started server process", Phase.SERVE, Source("uvicorn", "uvicorn/server.py", "Server._serve", "all")),
+    # uvicorn shuts its lifespan down only after a startup that completed: the API was serving before it
+    Milestone(
+        "Waiting for application shutdown",
+        Phase.SERVE,
+        Source("uvicorn", "uvicorn/lifespan/on.py", "LifespanOn.shutdown (after Server.startup)", "all"),
+    ),
+    Milestone(
+        "Application shutdown complete",
+        Phase.SERVE,
+        Source("uvicorn", "uvicorn/lifespan/on.py", "LifespanOn.shutdown (after Server.startup)", "all"),
+    ),
     Milestone("Engine 000:", Phase.SERVE, _vllm("vllm/v1/metrics/loggers.py", "LoggingStatLogger.log", "0.9.0-")),
     Milestone(
         "Added request",
@@ -1176,6 +1189,13 @@ MILESTONES: tuple[Milestone, ...] = (
         "Dumping input data for V1 LLM engine",
         Phase.SERVE,
         _vllm("vllm/logging_utils/dump_input.py", "_dump_engine_exception (a failed engine step)", "0.9.0-"),
+    ),
+    Milestone(
+        "Aborted request",
+        Phase.SERVE,
+        _vllm(
+            "vllm/engine/async_llm_engine.py, vllm/v1/engine/async_llm.py", "abort (a request ended early)", "0.2.0-"
+        ),
     ),
     Milestone("Dumping scheduler", Phase.SERVE, _vllm("vllm/v1/engine/core.py", "dump_engine_exception", "0.9.0-")),
     Milestone("chatcmpl-", Phase.SERVE, _vllm("vllm/entrypoints/openai/serving_chat.py", "request ids", "0.2.0-")),
