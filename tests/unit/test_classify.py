@@ -821,3 +821,55 @@ def test_the_streams_cut_by_a_stop_do_print_engine_dead_errors() -> None:
     assert any("EngineDeadError" in line for line in lines)
     cut = [line for line in lines if "Stopping " not in line and "[shutdown]" not in line]
     assert classify(cut).kind is not K.NONE
+
+
+# The mistakes of a first start, as systemd 252 and Python print them (SYNTHETIC lines in their real
+# wordings: systemd's exec_child, Python's import system): no restart fixes them, and the hint says what does.
+SETUP_CASES = [
+    pytest.param(
+        [
+            "vllm-qwen.service: Failed to locate executable /opt/vllm/bin/python: No such file or directory",
+            "vllm-qwen.service: Main process exited, code=exited, status=203/EXEC",
+        ],
+        "ExecStart=",
+        id="exec",
+    ),
+    pytest.param(
+        [
+            "vllm-qwen.service: Failed to determine user credentials: No such process",
+            "vllm-qwen.service: Failed at step USER spawning /opt/vllm/bin/python: No such process",
+            "vllm-qwen.service: Main process exited, code=exited, status=217/USER",
+        ],
+        "User=",
+        id="user",
+    ),
+    pytest.param(
+        [
+            "vllm-qwen.service: Failed to load environment files: No such file or directory",
+            "vllm-qwen.service: Failed to spawn 'start' task: No such file or directory",
+        ],
+        "vllm-guard install",
+        id="env-file",
+    ),
+    pytest.param(
+        [
+            "/usr/bin/python3: Error while finding module specification for 'vllm.entrypoints.openai.api_server' "
+            "(ModuleNotFoundError: No module named 'vllm')"
+        ],
+        "not installed",
+        id="no-vllm",
+    ),
+]
+
+
+@pytest.mark.parametrize(("lines", "says"), SETUP_CASES)
+def test_set_up_mistakes_are_named_and_never_retried(lines: list[str], says: str) -> None:
+    failure = classify(lines)
+    assert failure.kind is K.BAD_ARGUMENTS and failure.kind.is_permanent
+    assert says in failure.hint
+    assert "vLLM rejected an argument" not in failure.hint
+
+
+def test_a_missing_vllm_submodule_is_not_a_missing_vllm() -> None:
+    failure = classify(["ModuleNotFoundError: No module named 'vllm.vllm_flash_attn.layers'"])
+    assert "not installed" not in failure.hint

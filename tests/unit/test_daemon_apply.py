@@ -509,3 +509,34 @@ def test_status_says_where_the_flags_were_verified(root: Path, cli: Callable[...
     data = json.loads(cli("status", "--root", root, "--json").out)
     assert data["targets"][0]["verified_on"] == "NVIDIA L4 23034MiB, vLLM 0.11.0"
     assert data["targets"][0]["known_good_places"] == 1
+
+
+def test_reset_clears_the_budget_so_the_guard_remedies_again(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from vllm_guard.cli import main
+
+    write_config(
+        root,
+        '[[target]]\nmodel = "/models/tiny"\nuser = "root"\n[target.flags]\nmax_model_len = 4096\n'
+        "[target.floors]\nmax_model_len = 256\n[target.budget]\nmax_remedies = 1\n",
+    )
+    sc, events = FakeSystemctl(), []
+    d = make(root, sc, events)
+    d.reconcile()
+    d.on_event(AttemptEnded(attempt(KV_LINES, "inv-1")))
+    d.flush_held(force=True)
+    d.on_event(AttemptEnded(attempt(KV_LINES, "inv-2")))
+    d.flush_held(force=True)
+    assert events[-1].kind is EventKind.GAVE_UP
+    assert "budget spent" in events[-1].fields["REASON"]
+
+    assert main(["reset", "--root", str(root), "vllm-qwen"]) == 0
+    out = capsys.readouterr().out
+    assert "budget cleared (1 remedy in the last 3600 s no longer count; 1 available)" in out
+    assert "the 'gave up' mark is gone" in out
+    d._merge_from_disk()  # the daemon picks up what `reset` wrote
+    ts = d.state.targets["vllm-qwen"]
+    assert ts.gave_up is None and len(ts.remedies) >= 1  # the history stays
+
+    d.on_event(AttemptEnded(attempt(KV_LINES, "inv-3")))
+    d.flush_held(force=True)
+    assert events[-1].kind is EventKind.REMEDY_APPLIED, [e.kind for e in events]

@@ -10,9 +10,9 @@ from vllm_guard.exitcodes import ExitCode
 
 HELP = "put a unit back on the base flags from the config"
 DESCRIPTION = (
-    "Rewrite the unit's env file with the base flags from the config and forget the guard's remedies and "
-    "its 'gave up' mark. The running vLLM keeps its flags until its next start; add --restart to restart "
-    "it now."
+    "Rewrite the unit's env file with the base flags from the config, forget the guard's remedies and its "
+    "'gave up' mark, and clear the remedy budget (the history stays). The running vLLM keeps its flags until "
+    "its next start; add --restart to restart it now."
 )
 
 
@@ -37,11 +37,20 @@ def run(args: argparse.Namespace) -> int:
     if target is None:
         units = ", ".join(t.unit for t in loaded.config.target)
         raise UsageError(f"no target has unit {args.unit!r}", f"the configured units are: {units}")
+    import time
+
     store = StateStore(paths.state_file)
+    now = time.time()
     with store.locked():
         state = store.load()
         ts = state.target(target.unit)
         before = ts.current.flags.describe() if ts.current else ""
+        cleared = ts.remedies_since(now - target.budget.window_s)
+        was_given_up = ts.gave_up is not None
+        # the budget starts over (the remedies stay in the history); no later than the last remedy recorded,
+        # whatever the clocks of the two processes say
+        ts.budget_from = max([now, *(r.at for r in ts.remedies)])
+        ts.guard_stopped = False
         ts.current = base_current(target)
         ts.base_hash = base_hash(target)
         ts.rungs = {}
@@ -58,12 +67,22 @@ def run(args: argparse.Namespace) -> int:
             Event(
                 EventKind.RESET,
                 f"{target.unit_file}: reset to the base flags by a person",
-                {"UNIT": target.unit_file, "FLAGS_BEFORE": before, "FLAGS_AFTER": target.flags.describe()},
+                {
+                    "UNIT": target.unit_file,
+                    "FLAGS_BEFORE": before,
+                    "FLAGS_AFTER": target.flags.describe(),
+                    "REASON": f"a person reset it; cleared {_remedies(cleared)} from the budget",
+                },
             )
         )
     except Exception:
         pass  # the journal is a courtesy here; the reset itself is done
     print(f"{target.unit_file}: back on the base flags: {target.flags.describe()}")
+    print(
+        f"{target.unit_file}: budget cleared ({_remedies(cleared)} in the last {target.budget.window_s:g} s "
+        f"no longer count; {target.budget.max_remedies} available)"
+        + ("; the 'gave up' mark is gone" if was_given_up else "")
+    )
     if args.restart:
         from vllm_guard.adapters import systemctl
 
@@ -71,3 +90,7 @@ def run(args: argparse.Namespace) -> int:
         systemctl.restart(target.unit_file)
         print(f"{target.unit_file}: restarted")
     return int(ExitCode.OK)
+
+
+def _remedies(n: int) -> str:
+    return f"{n} remedy" if n == 1 else f"{n} remedies"

@@ -914,7 +914,7 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
     # every rank prints the same error: keep each text once, in log order
     texts = dict.fromkeys(_cut(h.text) for h in sorted(same, key=lambda h: h.index))
     evidence = tuple(texts)[:_MAX_EVIDENCE]
-    hint = _hint(kind, numbers)
+    hint = first.rule.signature.hint if first.rule.kind is kind and first.rule.signature.hint else _hint(kind, numbers)
     if kind is K.VRAM_HELD and "memory profiling" in first.text:
         hint = "another process's GPU memory changed while vLLM profiled: give vLLM the GPU alone, then restart"
     return Failure(

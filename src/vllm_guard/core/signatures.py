@@ -68,6 +68,7 @@ class Signature:
     wrapped: bool = True  # the message may be wrapped over the next lines: read numbers from them too
     at_info: bool = False  # vLLM logs it at INFO level (such lines are otherwise skipped unread)
     recoverable: bool = False  # a warning the server may get past: not a failure when it served afterwards
+    hint: str = ""  # what to do, where the kind's general hint would not say it
 
 
 def _vllm(file: str, function: str, versions: str) -> Source:
@@ -479,18 +480,44 @@ SIGNATURES: tuple[Signature, ...] = (
         pattern=r"^usage: (?:vllm|api_server\.py|python\S* -m vllm|[\w./-]*(?:vllm|api_server)\S*) \[",
         wrapped=False,
     ),
+    # set-up mistakes systemd reports before vLLM ever runs: no restart or flag fixes them
     Signature(
-        "args-systemd-exec",
+        "setup-exec-missing",
         K.BAD_ARGUMENTS,
         ROOT,
-        (
-            "Failed at step EXEC spawning",
-            "status=203/EXEC",
-            "Failed to locate executable",
-            "status=217/USER",
-            "Failed to determine user credentials",
-        ),
-        Source("systemd", "src/core/execute.c", "exec_child", "all"),
+        ("Failed at step EXEC spawning", "status=203/EXEC", "Failed to locate executable"),
+        Source("systemd", "src/core/execute.c", "exec_child (EXIT_EXEC)", "all"),
+        hint="the unit's command does not exist or is not executable: check the first word of ExecStart= (the "
+        "python of the venv vLLM is installed in, `command =` in the config), then `vllm-guard install`",
+    ),
+    Signature(
+        "setup-user-missing",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        ("status=217/USER", "Failed to determine user credentials"),
+        Source("systemd", "src/core/execute.c", "exec_child (EXIT_USER)", "all"),
+        hint="the unit's User= does not exist on this host: create the user (useradd --system vllm) or fix "
+        "`user =` in the config, then `vllm-guard install`",
+    ),
+    Signature(
+        "setup-env-file-missing",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        ("Failed to load environment files", "status=243/CREDENTIALS"),
+        Source("systemd", "src/core/execute.c", "exec_child (load_env_file)", "all"),
+        pattern=r"Failed to load environment files",
+        hint="the env file the unit reads (/var/lib/vllm-guard/<unit>.env) is missing: run `vllm-guard install` "
+        "to write it again",
+    ),
+    Signature(
+        "setup-vllm-not-installed",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        ("No module named",),
+        Source("python", "Lib/importlib/_bootstrap.py", "_find_and_load (ModuleNotFoundError)", "all"),
+        pattern=r"No module named '?vllm'?(?:$|[\s)]|\.$)",
+        hint="vLLM is not installed in the python the unit runs: install it there (pip install vllm) or point "
+        "the unit at the venv that has it (`command =` in the config), then `vllm-guard install`",
     ),
     Signature(
         "args-pydantic-header",

@@ -106,6 +106,7 @@ class TargetState(_M):
     healthy_since: float | None = None
     platform: str | None = None  # "cuda", "cpu", ... as vLLM printed it
     step_back_from: Current | None = None  # trying the base flags again; return here at once if that fails
+    budget_from: float | None = None  # `vllm-guard reset` cleared the budget: remedies before this do not count
 
     def remember_attempt(self, rec: AttemptRecord) -> None:
         self.attempts = [a for a in self.attempts if a.invocation_id != rec.invocation_id]
@@ -123,7 +124,14 @@ class TargetState(_M):
             del self.handled[:-HANDLED_LIMIT]
 
     def remedies_since(self, since: float) -> int:
-        return sum(1 for r in self.remedies if r.at >= since and r.action != "none")
+        """Remedies that count against the budget: in the window, after the last reset by a person, and not the
+        give-ups themselves (a give-up spends nothing; counting it kept a reset unit given up)."""
+        cleared = self.budget_from
+        return sum(
+            1
+            for r in self.remedies
+            if r.at >= since and (cleared is None or r.at > cleared) and r.action not in ("none", "give_up")
+        )
 
 
 class State(_M):
