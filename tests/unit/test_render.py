@@ -103,7 +103,8 @@ def test_unit_has_restart_settings_and_env_file(fake_root: Path, cli: Callable[.
         "EnvironmentFile=/var/lib/vllm-guard/vllm-qwen.env",
         "User=vllm",
         "KillMode=mixed",
-        "After=network-online.target vllm-guard.service",
+        "After=vllm-guard.service",  # loopback and a local folder: no wait for network-online.target
+        "RequiresMountsFor=/models/tiny",
     ]:
         assert f"\n{line}\n" in unit, line
     assert "\nPrivateDevices=" not in unit and "\nDevicePolicy=closed" not in unit
@@ -191,3 +192,31 @@ def test_render_json(fake_root: Path, cli: Callable[..., CliResult]) -> None:
     assert doc["schema"] == 1
     assert [f["name"] for f in doc["files"]] == ["vllm-qwen.service", "vllm-qwen.env"]
     assert doc["files"][1]["mode"] == "0600"
+
+
+@pytest.mark.parametrize(
+    ("host", "waits"),
+    [("127.0.0.1", False), ("0.0.0.0", False), ("::", False), ("10.0.0.5", True), ("gpu1.example", True)],
+)
+def test_only_a_specific_address_waits_for_an_online_network(host: str, waits: bool) -> None:
+    from vllm_guard.core.config import Target
+    from vllm_guard.core.render import render_unit
+
+    template = (REPO / "templates" / "vllm-unit.service.j2").read_text()
+    unit = render_unit(template, Target(model="/models/tiny", host=host), env_file="/x.env", guard_exec=["g"])
+    assert ("After=network-online.target vllm-guard.service" in unit) is waits
+    assert ("Wants=network-online.target vllm-guard.service" in unit) is waits
+
+
+def test_requires_mounts_for_the_model_and_its_fallbacks() -> None:
+    from vllm_guard.core.config import Target
+    from vllm_guard.core.render import render_unit
+
+    template = (REPO / "templates" / "vllm-unit.service.j2").read_text()
+    target = Target(
+        model="/mnt/nfs/models/Qwen2.5-7B",
+        fallback=[{"model": "/srv/q/Qwen2.5 7B AWQ 100%"}, {"model": "/mnt/nfs/models/Qwen2.5-7B"}],
+    )
+    unit = render_unit(template, target, env_file="/x.env", guard_exec=["g"])
+    # a folder named with spaces or % gives its nearest plain ancestor: same mount order, no quoting
+    assert "\nRequiresMountsFor=/mnt/nfs/models/Qwen2.5-7B /srv/q\n" in unit

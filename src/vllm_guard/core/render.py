@@ -6,6 +6,7 @@ Pure: the jinja2 template sources are passed in as text (``vllm_guard.app.render
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -50,6 +51,22 @@ def render_env(target: Target, *, model: str, flags: Flags, api_key: str | None,
 
 def _environment_lines(env: Mapping[str, str]) -> list[str]:
     return [esc.environment_assignment(k, v) for k, v in sorted(env.items())]
+
+
+# Addresses that are there before any network is: loopback, and the wildcards that bind every interface.
+_LOCAL_OR_ANY = frozenset({"127.0.0.1", "::1", "localhost", "0.0.0.0", "::", ""})
+_PLAIN_PATH = re.compile(r"[A-Za-z0-9._/+:@-]+")
+
+
+def _mount_path(path: str) -> str:
+    """A path for RequiresMountsFor=: the folder itself, or its nearest ancestor that needs no quoting.
+
+    systemd orders the unit after the mounts of every prefix of the path, so an ancestor keeps the order
+    for any mount point above it, and a folder named with spaces, quotes or % cannot break the unit file.
+    """
+    while path != "/" and not _PLAIN_PATH.fullmatch(path):
+        path = path.rsplit("/", 1)[0] or "/"
+    return path
 
 
 def render_unit(
@@ -98,6 +115,9 @@ def render_unit(
             else None
         ),
         restart=target.restart,
+        host=target.host,
+        network_online=target.host not in _LOCAL_OR_ANY,
+        mounts=" ".join(dict.fromkeys(_mount_path(m) for m in (target.model, *(f.model for f in target.fallback)))),
         startup_timeout_s=target.startup_timeout_s,
         stop_timeout_s=target.stop_timeout_s,
         memory_max=target.memory_max,
