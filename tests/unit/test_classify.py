@@ -873,3 +873,19 @@ def test_set_up_mistakes_are_named_and_never_retried(lines: list[str], says: str
 def test_a_missing_vllm_submodule_is_not_a_missing_vllm() -> None:
     failure = classify(["ModuleNotFoundError: No module named 'vllm.vllm_flash_attn.layers'"])
     assert "not installed" not in failure.hint
+
+
+def test_a_dump_of_several_starts_tells_the_latest_failure() -> None:
+    # `journalctl -u vllm-qwen` over a day: an old KV failure, a restart, then the port taken
+    lines = [
+        "Started vllm-qwen.service - vLLM server.",
+        "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be "
+        "stored in KV cache (4096). Try increasing `gpu_memory_utilization` or decreasing `max_model_len`",
+        "vllm-qwen.service: Main process exited, code=exited, status=1/FAILURE",
+        "Started vllm-qwen.service - vLLM server.",
+        "ERROR:    [Errno 98] error while attempting to bind on address ('127.0.0.1', 8000): address already in use",
+    ]
+    failure = classify(lines)
+    assert failure.kind is K.PORT_IN_USE
+    assert failure.numbers["port"] == 8000
+    assert classify(lines[:3]).kind is K.KV_CACHE_INSUFFICIENT

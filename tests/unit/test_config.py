@@ -50,7 +50,14 @@ def test_config_d_layers_sorted_later_wins(fake_root: Path) -> None:
 # (case, config text, extra files to create, words the message must contain)
 BAD: list[tuple[str, str, dict[str, str], list[str]]] = [
     ("unknown key", GOOD + "colour = 'blue'\n", {}, ["target[0].flags.colour", "unknown key"]),
-    ("unknown top key", "[gaurd]\n" + GOOD, {}, ["gaurd", "unknown key"]),
+    ("unknown top key", "[gaurd]\n" + GOOD, {}, ["gaurd", "unknown key", "did you mean 'guard'"]),
+    (
+        "mistyped flag",
+        GOOD.replace("max_model_len", "max_modle_len"),
+        {},
+        ["target[0].flags.max_modle_len", "did you mean 'max_model_len'", "man vllm-guard"],
+    ),
+    ("port as a string", GOOD.replace("port = 8000", 'port = "8000"'), {}, ["target[0].port", "integer"]),
     (
         "wrong type",
         GOOD.replace("port = 8000", 'port = "eight thousand"'),

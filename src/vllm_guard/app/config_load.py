@@ -198,6 +198,38 @@ def _origin_of(origin: Mapping[Key, Path], key: Key, files: list[Path]) -> Path:
     return files[-1]
 
 
+# Where a person on a host finds every key: the man page and the commented example the package installs.
+_REFERENCE = "`man vllm-guard` and /etc/vllm-guard/config.toml.example"
+
+
+def _close_keys(loc: Key) -> list[str]:
+    """The keys of the table that ``loc`` names that look like its last (mistyped) key."""
+    import difflib
+    import typing
+
+    from pydantic import BaseModel
+
+    from vllm_guard.core.config import Config
+
+    model: Any = Config
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        field = model.model_fields.get(part) if isinstance(model, type) and issubclass(model, BaseModel) else None
+        if field is None:
+            return []
+        inner: Any = field.annotation
+        for arg in (inner, *typing.get_args(inner)):  # list[Target], Flags | None ...
+            if isinstance(arg, type) and issubclass(arg, BaseModel):
+                inner = arg
+                break
+        model = inner
+    if not (isinstance(model, type) and issubclass(model, BaseModel)) or not isinstance(loc[-1], str):
+        return []
+    names = [f.alias or name for name, f in model.model_fields.items()]
+    return difflib.get_close_matches(loc[-1], names, n=2, cutoff=0.6)
+
+
 def _config_error(err: ValidationError, origin: Mapping[Key, Path], files: list[Path]) -> ConfigError:
     first = err.errors()[0]
     loc: Key = tuple(first["loc"])
@@ -207,7 +239,10 @@ def _config_error(err: ValidationError, origin: Mapping[Key, Path], files: list[
     etype = first["type"]
     if etype == "extra_forbidden":
         reason = "unknown key"
-        hint = "check the spelling against the configuration reference in the README"
+        near = _close_keys(loc)
+        hint = (
+            f"did you mean {' or '.join(repr(k) for k in near)}? " if near else ""
+        ) + f"the keys are listed in {_REFERENCE}"
     elif etype == "missing":
         reason = "required key is missing"
         hint = "add it"
@@ -215,7 +250,7 @@ def _config_error(err: ValidationError, origin: Mapping[Key, Path], files: list[
         got = first.get("input")
         shown = "" if isinstance(got, (dict, list)) or got is None else f" (got {got!r})"
         reason = f"{msg}{shown}"
-        hint = "see the configuration reference in the README"
+        hint = f"see {_REFERENCE}"
     more = f" (and {len(err.errors()) - 1} more problem(s))" if len(err.errors()) > 1 else ""
     return ConfigError(f"{where}: {_fmt_key(loc)}: {reason}{more}", hint)
 

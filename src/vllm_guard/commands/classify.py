@@ -81,14 +81,22 @@ def _text(name: str, failure: Failure) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    # Read every file first, so an unreadable one fails before anything is printed.
-    logs = [(name, _read(name)) for name in args.files]
+    # An unreadable file is named on stderr and costs the exit status; it hides nobody else's verdict.
     found = False
-    for name, lines in logs:
+    unreadable: InputError | None = None
+    for name in args.files:
+        try:
+            lines = _read(name)
+        except InputError as err:
+            print(err.render(), file=sys.stderr, flush=True)
+            unreadable = unreadable or err
+            continue
         failure = classify(lines)
         found = found or failure.kind is not FailureKind.NONE
         if args.json:
             print(json.dumps({"schema": JSON_SCHEMA, "file": name, **failure.to_dict()}), flush=True)
         else:
             print(_text(name, failure), flush=True)
+    if unreadable is not None:
+        return int(unreadable.exit_code)
     return int(ExitCode.WARN if found else ExitCode.OK)

@@ -873,6 +873,9 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
     verdicts = [h for h in hits if h.rule.tier != sig.CONTEXT]
     if not verdicts:
         return NO_FAILURE
+    if scan.starts:  # a log of several starts (a journal dump): the latest one that failed is the story
+        latest = max(_segment(scan.starts, max(h.index, 0))[0] for h in verdicts)
+        verdicts = [h for h in verdicts if h.index < 0 or _segment(scan.starts, h.index)[0] == latest]
 
     best_tier = min(h.rule.tier for h in verdicts)
     chosen = [h for h in verdicts if h.rule.tier == best_tier]

