@@ -168,8 +168,10 @@ def test_install_writes_under_root_and_keeps_existing_env(fake_root: Path, cli: 
     env = fake_root / "var/lib/vllm-guard/vllm-qwen.env"
     assert unit.is_file() and env.is_file()
     env.write_text('VLLM_GUARD_ARGS="--gpu-memory-utilization=0.8"\n')
-    assert cli("install", "--root", fake_root, "--no-reload").code == 0
+    again = cli("install", "--root", fake_root, "--no-reload")
+    assert again.code == 0
     assert "0.8" in env.read_text()  # the guard's current flags are not clobbered
+    assert f"kept {env}" in again.out and "--reset-flags" in again.out  # and it says so
     assert cli("install", "--root", fake_root, "--no-reload", "--reset-flags").code == 0
     assert "0.9" in env.read_text()
 

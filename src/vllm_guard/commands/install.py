@@ -31,15 +31,27 @@ def run(args: argparse.Namespace) -> int:
     paths = Paths(args.root)
     loaded = load_config(paths, args.config)
     files = render_all(loaded, paths)
-    keep = [f for f in files if not (f.name.endswith(".env") and (paths.state_dir / f.name).exists())]
-    if args.reset_flags:
-        keep = files
+    kept = (
+        []
+        if args.reset_flags
+        else [f for f in files if f.name.endswith(".env") and (paths.state_dir / f.name).exists()]
+    )
+    keep = [f for f in files if f not in kept]
     for written in write_rendered(keep, paths.unit_dir, paths.state_dir):
         print(f"wrote {written}")
+    for env in kept:
+        print(
+            f"kept {paths.state_dir / env.name}: the guard owns the flags in it; when the config's base flags "
+            "changed, the running guard starts over from them by itself (--reset-flags writes them now)"
+        )
     if not args.no_reload:
         systemctl.daemon_reload()
         print("systemctl daemon-reload: done")
     if args.enable:
         for target in loaded.config.target:
             systemctl.run("enable", target.unit_file)
+            print(
+                f"systemctl enable {target.unit_file}: it starts at boot "
+                f"(start it now: systemctl start {target.unit_file})"
+            )
     return int(ExitCode.OK)
