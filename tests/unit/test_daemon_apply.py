@@ -540,3 +540,19 @@ def test_reset_clears_the_budget_so_the_guard_remedies_again(root: Path, capsys:
     d.on_event(AttemptEnded(attempt(KV_LINES, "inv-3")))
     d.flush_held(force=True)
     assert events[-1].kind is EventKind.REMEDY_APPLIED, [e.kind for e in events]
+
+
+def test_a_failed_reload_is_its_own_warning_and_the_status_says_so(root: Path) -> None:
+    sc, events = FakeSystemctl(), []
+    d = make(root, sc, events)
+    d.reconcile()
+    write_config(root, '[[target]]\nmodel = "/models/tiny"\nuser = "root"\n[target.flags]\nmax_modle_len = 4096\n')
+    d.reload()
+    assert events[-1].kind is EventKind.CONFIG_RELOAD_FAILED and events[-1].kind.priority == 4
+    assert "max_modle_len" in events[-1].fields["REASON"]
+    assert "running on the previous config" in d.status_line()
+    assert d.targets and d.targets[0].flags.max_model_len == 4096  # still the old config
+    write_config(root, '[[target]]\nmodel = "/models/tiny"\nuser = "root"\n[target.flags]\nmax_model_len = 2048\n')
+    d.reload()
+    assert events[-1].kind is EventKind.CONFIG_RELOADED
+    assert "previous config" not in d.status_line()

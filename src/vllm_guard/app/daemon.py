@@ -150,6 +150,7 @@ class Daemon:
         self.dirty = False
         self._stop = False
         self._reload = False
+        self.reload_failed: str | None = None  # the last reload's error, until one succeeds
         self._wake_r, self._wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=8, thread_name_prefix="probe")
         self._status = ""
@@ -936,8 +937,14 @@ class Daemon:
             self.loaded = load_config(self.paths, self.config_path)
         except Exception as err:
             msg = err.render() if hasattr(err, "render") else str(err)
-            self.emit(EventKind.CONFIG_RELOADED, f"config reload failed, keeping the old config: {msg}")
+            self.emit(
+                EventKind.CONFIG_RELOAD_FAILED,
+                f"config reload failed, still running on the previous config: {msg}",
+                REASON=msg,
+            )
+            self.reload_failed = msg.splitlines()[0].removeprefix("vllm-guard: ") if msg else "invalid config"
             return
+        self.reload_failed = None
         for t in self.targets:
             self.live.setdefault(t.unit, _Live())
         self.reconcile()
@@ -1041,6 +1048,8 @@ class Daemon:
             else:
                 word = "watching"
             parts.append(f"{t.unit}: {word}")
+        if self.reload_failed:  # said until a reload succeeds: `systemctl status` shows the old config is in use
+            parts.append(f"running on the previous config (reload failed: {self.reload_failed})")
         return "; ".join(parts)
 
     def run(self) -> int:
