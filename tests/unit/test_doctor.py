@@ -302,9 +302,14 @@ def build_root(root: Path, *, install: bool = True) -> None:
     model.mkdir(parents=True)
     (model / "config.json").write_text((DATA / "models/tiny-qwen2/config.json").read_text())
     write_safetensors(model / "model.safetensors", {"embed": ("BF16", [512, 256]), "w": ("BF16", [256, 256])})
+    python = root / "opt/vllm/bin/python3"  # the unit's command, present (vLLM itself is not asked: --no-vllm-check)
+    python.parent.mkdir(parents=True)
+    python.write_text("#!/bin/sh\n")
+    python.chmod(0o755)
     write_config(
         root,
-        '[[target]]\nmodel = "/models/tiny"\nport = 8000\ncommand = ["/nonexistent/python3", "-m", "vllm.entrypoints.openai.api_server"]\n',
+        '[[target]]\nmodel = "/models/tiny"\nport = 8000\nuser = "root"\ngroup = "root"\n'
+        'command = ["/opt/vllm/bin/python3", "-m", "vllm.entrypoints.openai.api_server"]\n',
     )
     (root / "proc/sys/vm").mkdir(parents=True)
     (root / "proc/self").mkdir(parents=True)

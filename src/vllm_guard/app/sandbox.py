@@ -621,9 +621,8 @@ class GuardBox:
             "ExecStart=\n"
             f"ExecStart={self.python} -m vllm_guard run --config {self.config_path}\n"
             "ExecReload=\n"
-            f"ExecReload={self.python} -m vllm_guard run --check --config {self.config_path}\n"
-            "ExecReload=/bin/kill -HUP $MAINPID\n"
-            + "".join(f'Environment="{k}={v}"\n' for k, v in env.items())
+            f"ExecReload={self.python} -m vllm_guard run --check --config-only --config {self.config_path}\n"
+            "ExecReload=/bin/kill -HUP $MAINPID\n" + "".join(f'Environment="{k}={v}"\n' for k, v in env.items())
         )
         self.box.write(f"/run/systemd/system/{GUARD_UNIT}.d/test.conf", dropin)
         self.box.systemctl("daemon-reload")

@@ -51,6 +51,15 @@ def run(args: argparse.Namespace) -> int:
     checks = Checks(vllm=not args.no_vllm_check, journal=on_host, units_active=on_host, port=True)
     facts = gather(paths, args.config, gpus, checks)
     findings = judge(facts)
+    if facts.config_error is None:
+        from vllm_guard.app.config_load import load_config
+        from vllm_guard.app.setup_check import findings as setup_findings
+        from vllm_guard.errors import GuardError
+
+        try:  # the set-up each unit needs: command, vLLM, user, files its user reads, metrics folder
+            findings += setup_findings(load_config(paths, args.config), paths, vllm=not args.no_vllm_check)
+        except GuardError:
+            pass  # the findings above already name what keeps the config from loading
     code = exit_code(findings)
     if args.json:
         print(

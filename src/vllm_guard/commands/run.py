@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 from vllm_guard.cli import add_common
 from vllm_guard.exitcodes import ExitCode
@@ -18,7 +19,15 @@ DESCRIPTION = (
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_common(p)
-    p.add_argument("--check", action="store_true", help="validate the config and exit (no daemon)")
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="validate the config and the set-up each unit needs (command, vLLM, user, readable files, metrics "
+        "folder), then exit (no daemon); exit 78 on an invalid config, 1 on a set-up problem",
+    )
+    p.add_argument(
+        "--config-only", action="store_true", help="with --check: the config files only (what a reload needs)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -29,6 +38,16 @@ def run(args: argparse.Namespace) -> int:
     if args.check:
         loaded = load_config(paths, args.config)
         print(f"config ok: {len(loaded.config.target)} target(s) from {', '.join(map(str, loaded.files))}")
+        if args.config_only:
+            return int(ExitCode.OK)
+        from vllm_guard.app.setup_check import findings
+
+        problems = findings(loaded, paths)
+        for f in problems:
+            print(f"vllm-guard: error[{f.ref}]: {f.title}\n  hint: {f.hint}", file=sys.stderr)
+        if problems:
+            return int(ExitCode.WARN)
+        print("set-up ok: every unit's command, user and files are in place")
         return int(ExitCode.OK)
 
     from vllm_guard.app.daemon import Daemon, Deps
