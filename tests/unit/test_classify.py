@@ -889,3 +889,15 @@ def test_a_dump_of_several_starts_tells_the_latest_failure() -> None:
     assert failure.kind is K.PORT_IN_USE
     assert failure.numbers["port"] == 8000
     assert classify(lines[:3]).kind is K.KV_CACHE_INSUFFICIENT
+
+
+def test_the_units_own_probe_that_cannot_read_the_config_is_named() -> None:
+    # systemd 252's words when ExecStartPost= exits 78 (EX_CONFIG, vllm-guard's exit for a config it cannot use)
+    lines = [
+        "vllm-guard: error[invalid-config]: cannot read /etc/vllm-guard/config.toml: Permission denied",
+        "vllm-qwen.service: Control process exited, code=exited, status=78/CONFIG",
+        "vllm-qwen.service: Failed with result 'exit-code'.",
+    ]
+    failure = classify(lines)
+    assert failure.kind is K.BAD_ARGUMENTS
+    assert "readable by that user" in failure.hint

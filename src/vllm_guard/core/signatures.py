@@ -509,6 +509,18 @@ SIGNATURES: tuple[Signature, ...] = (
         hint="the env file the unit reads (/var/lib/vllm-guard/<unit>.env) is missing: run `vllm-guard install` "
         "to write it again",
     ),
+    # the unit's own `ExecStartPost=vllm-guard probe --wait` ran as the unit's user and could not read the config
+    Signature(
+        "setup-probe-helper-config",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        ("status=78/CONFIG",),
+        Source("systemd, vllm-guard", "src/core/service.c; exitcodes.py", "control process exit 78", "all"),
+        pattern=r"Control process exited, code=exited, status=78/CONFIG",
+        hint="the unit's ExecStartPost= probe (vllm-guard probe --wait, run as the unit's user) could not read "
+        "the guard's config: make /etc/vllm-guard/config.toml and config.d/ readable by that user (chmod 0644), "
+        "or turn probe.exec_start_post off",
+    ),
     Signature(
         "setup-vllm-not-installed",
         K.BAD_ARGUMENTS,
