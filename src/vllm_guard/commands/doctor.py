@@ -52,14 +52,16 @@ def run(args: argparse.Namespace) -> int:
     facts = gather(paths, args.config, gpus, checks)
     findings = judge(facts)
     if facts.config_error is None:
+        import contextlib
+
         from vllm_guard.app.config_load import load_config
         from vllm_guard.app.setup_check import findings as setup_findings
         from vllm_guard.errors import GuardError
 
-        try:  # the set-up each unit needs: command, vLLM, user, files its user reads, metrics folder
+        # the set-up each unit needs: command, vLLM, user, files its user reads, metrics folder (when the config
+        # cannot load, the findings above already name why)
+        with contextlib.suppress(GuardError):
             findings += setup_findings(load_config(paths, args.config), paths, vllm=not args.no_vllm_check)
-        except GuardError:
-            pass  # the findings above already name what keeps the config from loading
     code = exit_code(findings)
     if args.json:
         print(
