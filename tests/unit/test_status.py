@@ -1,0 +1,75 @@
+"""`vllm-guard status`: what systemd says, what the server runs with, and an invalid config that is said."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CliResult, write_config
+from vllm_guard.app.report import format_status, target_status
+from vllm_guard.app.statefile import StateStore
+from vllm_guard.consts import Paths
+from vllm_guard.core.config import Config, Target
+from vllm_guard.core.state import Remedy, State, TargetState, Verified, base_current
+
+pytestmark = pytest.mark.unit
+
+TARGET = Target(model="/models/tiny")
+CONFIG = Config(target=[TARGET])
+
+
+def _state(**ts: object) -> State:
+    return State(targets={"vllm-qwen": TargetState(current=base_current(TARGET), **ts)})
+
+
+GAVE_UP = Remedy(at=10.0, kind="cuda_oom_load", action="give_up", reason="no fallback", change="none")
+
+
+@pytest.mark.parametrize(
+    ("ts", "systemd", "word"),
+    [
+        ({}, {"ActiveState": "inactive"}, "not started"),
+        ({}, {"ActiveState": "activating"}, "starting"),
+        ({"gave_up": GAVE_UP}, {"ActiveState": "failed"}, "gave_up"),
+        ({"gave_up": GAVE_UP}, {"ActiveState": "activating"}, "retrying after the guard gave up"),
+        ({"last_verified": Verified(at=5.0, model="/models/tiny", flags="x")}, {"ActiveState": "inactive"}, "stopped"),
+        ({}, {}, "unknown"),
+    ],
+)
+def test_the_state_word_follows_what_systemd_says(ts: dict[str, object], systemd: dict[str, str], word: str) -> None:
+    data = target_status(CONFIG, _state(**ts), systemd={"vllm-qwen.service": systemd})
+    assert data["targets"][0]["state"] == word
+
+
+def test_the_flags_the_server_runs_with_are_told_apart_from_the_env_file() -> None:
+    verified = Verified(at=5.0, model="/models/tiny", flags="--gpu-memory-utilization=0.8")
+    data = target_status(
+        CONFIG, _state(last_verified=verified), systemd={"vllm-qwen.service": {"ActiveState": "active"}}
+    )
+    assert data["targets"][0]["running_flags"] == "--gpu-memory-utilization=0.8"
+    assert "running with: --gpu-memory-utilization=0.8" in format_status(data)
+
+
+def test_a_guard_that_is_not_running_is_said_first() -> None:
+    data = target_status(CONFIG, _state(), systemd={"vllm-guard.service": {"ActiveState": "inactive"}})
+    assert format_status(data).startswith("vllm-guard.service is inactive: nothing is being guarded")
+
+
+def test_status_with_an_invalid_config_says_so_and_reports_the_state(
+    fake_root: Path, cli: Callable[..., CliResult]
+) -> None:
+    paths = Paths(fake_root)
+    paths.state_file.parent.mkdir(parents=True, exist_ok=True)
+    store = StateStore(paths.state_file)
+    with store.locked():
+        store.save(_state(gave_up=GAVE_UP))
+    write_config(fake_root, '[[target]]\nmodel = "/models/tiny"\nport = "8000"\n')
+    res = cli("status", "--root", fake_root)
+    assert res.code == 0, res.err
+    assert "the config is invalid" in res.out and "target[0].port" in res.out
+    assert "vllm-qwen.service: gave_up" in res.out
+    data = json.loads(cli("status", "--root", fake_root, "--json").out)
+    assert data["config_error"] and data["targets"][0]["unit"] == "vllm-qwen.service"
