@@ -240,8 +240,16 @@ def test_remove_then_purge_leave_nothing_behind(box: Container) -> None:
     assert not any(k.message_id in listed for k in EventKind), "the catalog index still has the guard's entries"
     assert box.exists("/etc/vllm-guard/config.toml.example"), "dpkg -r keeps conffiles until --purge"
 
-    box.run("dpkg", "--purge", "vllm-guard", timeout=300)
+    # the vLLM unit the guard rendered, enabled as a sysadmin would: it reads its env file from /var/lib/vllm-guard
+    box.run("systemctl", "enable", "vllm-pkgtest.service")
+    purge = box.run("dpkg", "--purge", "vllm-guard", timeout=300)
     assert box.run("dpkg-query", "-W", "vllm-guard", check=False).returncode != 0
+    assert "disabled and removed vllm-pkgtest.service" in purge.stdout + purge.stderr
+    assert not box.exists("/etc/systemd/system/vllm-pkgtest.service")
+    assert not box.exists("/etc/systemd/system/multi-user.target.wants/vllm-pkgtest.service")
+    # nothing left that would fail at the next boot
+    box.run("systemctl", "daemon-reload")
+    assert box.run("systemctl", "is-enabled", "vllm-pkgtest.service", check=False).stdout.strip() != "enabled"
     for gone in (
         "/etc/vllm-guard/config.toml.example",
         "/etc/vllm-guard/config.d",
@@ -250,5 +258,5 @@ def test_remove_then_purge_leave_nothing_behind(box: Container) -> None:
         "/etc/systemd/system/multi-user.target.wants/vllm-guard.service",
     ):
         assert not box.exists(gone), f"{gone} is left after dpkg --purge"
-    # What the administrator wrote stays: their config and the units `vllm-guard install` rendered.
+    # What the administrator wrote stays: their config.
     assert box.exists("/etc/vllm-guard/config.toml")

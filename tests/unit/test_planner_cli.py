@@ -56,7 +56,7 @@ def test_plan_usage_errors(cli: Callable[..., CliResult], argv: list[str], needl
 def test_plan_without_a_gpu_says_so(cli: Callable[..., CliResult], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(nvml, "read_gpus", lambda: nvml.GpuReport(error=f"{nvml.NO_GPU}: test"))
     r = cli("plan", "--model", Q7)
-    assert r.code == 64
+    assert r.code == 69  # EX_UNAVAILABLE: nothing to plan for, not a misuse of the command
     assert "no NVIDIA GPU visible" in r.err and "--gpu" in r.err
 
 
@@ -66,7 +66,7 @@ def test_plan_without_a_gpu_points_a_cpu_target_to_doctor(
     monkeypatch.setattr(nvml, "read_gpus", lambda: nvml.GpuReport(error=f"{nvml.NO_GPU}: test"))
     write_config(fake_root, '[[target]]\nmodel = "/models/tiny"\ndevice = "cpu"\n')
     r = cli("plan", "--root", fake_root)
-    assert r.code == 64
+    assert r.code == 69
     assert "CPU backend" in r.err and "vllm-guard doctor" in r.err and "Traceback" not in r.err
 
 

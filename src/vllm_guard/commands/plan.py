@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         parse_size,
         util_for,
     )
-    from vllm_guard.errors import UsageError
+    from vllm_guard.errors import GuardError, UsageError
 
     paths = Paths(args.root)
     if args.tp is not None and args.tp < 1:
@@ -108,7 +108,8 @@ def run(args: argparse.Namespace) -> int:
                     'the target runs on vLLM\'s CPU backend (device = "cpu"): `vllm-guard doctor` checks its KV '
                     "cache against host RAM; " + hint
                 )
-            raise UsageError(f"{report.error}", hint, ref="no-gpu")
+            # no GPU to plan for is a missing service (69), not a misuse of the command (64)
+            raise GuardError("no-gpu", f"{report.error}", hint, exit_code=ExitCode.UNAVAILABLE)
     else:
         try:
             parsed = [parse_size(s) for s in sizes]
