@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from vllm_guard.core.config import Fallback, Flags, Floors, Target
 from vllm_guard.core.failure import Failure
 from vllm_guard.core.kinds import FailureKind, Phase
-from vllm_guard.core.policy import Action, Facts, decide
-from vllm_guard.core.state import Current, Remedy, TargetState
+from vllm_guard.core.policy import Action, Facts, decide, unmoved
+from vllm_guard.core.state import AttemptRecord, Current, Remedy, TargetState
 
 pytestmark = pytest.mark.unit
 
@@ -286,3 +286,80 @@ def test_budget_never_exceeded_and_decisions_are_deterministic(
     assert d1 == d2
     if n >= t.budget.max_remedies and kind is not FailureKind.NONE:
         assert d1.action is Action.GIVE_UP
+
+
+# --- remedies that check their own effect --------------------------------------------------------------
+
+
+def _rec(inv: str, kind: str, phase: str, alloc: int | None, action: str | None) -> AttemptRecord:
+    numbers = {"alloc_bytes": alloc} if alloc is not None else {}
+    return AttemptRecord(invocation_id=inv, kind=kind, phase=phase, numbers=numbers, evidence=["e"], action=action)
+
+
+def test_the_same_failure_after_a_change_did_not_move() -> None:
+    before = _rec("a", "cuda_oom_profile", "unknown", 2**30, "change_flags")
+    assert unmoved([before, _rec("b", "cuda_oom_profile", "unknown", 2**30, None)]) is not None
+    # a smaller allocation, another phase, or no change in between: it moved (or nothing was tried)
+    assert unmoved([before, _rec("b", "cuda_oom_profile", "unknown", 2**29, None)]) is None
+    assert unmoved([before, _rec("b", "cuda_oom_profile", "profile", 2**30, None)]) is None
+    let_retry = _rec("a", "cuda_oom_profile", "unknown", 2**30, "let_retry")
+    assert unmoved([let_retry, _rec("b", "cuda_oom_profile", "unknown", 2**30, None)]) is None
+
+
+OOM_NO_PHASE = Failure(FailureKind.CUDA_OOM_PROFILE, Phase.UNKNOWN, {"alloc_bytes": 2**30, "gpu_total_gib": 24.0})
+
+
+def test_an_unmoved_oom_of_unknown_phase_tries_the_fallback_build() -> None:
+    target = Target(model="/m/big", fallback=[Fallback(model="/m/big-awq", quantization="awq")])
+    facts = Facts(unmoved="the same cuda_oom_profile (unknown) failing to allocate the same 1024 MiB")
+    d = decide(target, TargetState(), OOM_NO_PHASE, 0.0, facts)
+    assert d.action is Action.SWITCH_MODEL and d.current is not None and d.current.model == "/m/big-awq"
+    assert d.reason.startswith("the last change did not move the failure")
+
+
+def test_without_a_fallback_it_shortens_max_model_len_instead_of_another_util_step() -> None:
+    target = Target(model="/m/big", flags=Flags(max_model_len=32768))
+    d = decide(target, TargetState(), OOM_NO_PHASE, 0.0, Facts(unmoved="the same ..."))
+    assert d.current is not None and d.current.flags.max_model_len == 16384
+    assert d.current.flags.gpu_memory_utilization == target.flags.gpu_memory_utilization
+
+
+def test_an_oom_whose_phase_is_known_stays_on_its_ladder() -> None:
+    target = Target(model="/m/big", fallback=[Fallback(model="/m/big-awq")])
+    known = Failure(FailureKind.CUDA_OOM_PROFILE, Phase.PROFILE, {"alloc_bytes": 2**30, "gpu_total_gib": 24.0})
+    d = decide(target, TargetState(), known, 0.0, Facts(unmoved="the same ..."))
+    assert d.action is Action.CHANGE_FLAGS and d.rung in ("util", "eager")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    alloc=st.integers(min_value=2**20, max_value=2**34),
+    fallbacks=st.integers(min_value=0, max_value=2),
+    max_len=st.sampled_from([None, 4096, 32768]),
+)
+def test_an_unmoved_failure_never_takes_the_same_ladder_twice(alloc: int, fallbacks: int, max_len: int | None) -> None:
+    # replay: the same OOM of unknown phase, word for word, after every remedy; the guard must not take the
+    # step that did not move it again, and floors and the budget still hold
+    target = Target(
+        model="/m/big",
+        flags=Flags(max_model_len=max_len),
+        fallback=[Fallback(model=f"/m/fb{i}") for i in range(fallbacks)],
+    )
+    state = TargetState()
+    failure = Failure(FailureKind.CUDA_OOM_PROFILE, Phase.UNKNOWN, {"alloc_bytes": alloc, "gpu_total_gib": 24.0})
+    records: list[AttemptRecord] = []
+    rungs: list[str | None] = []
+    for i in range(target.budget.max_remedies + 2):
+        records.append(_rec(str(i), failure.kind.value, failure.phase.value, alloc, None))
+        d = decide(target, state, failure, float(i), Facts(unmoved=unmoved(records)))
+        records[-1].action = d.action.value
+        if d.current is None:
+            break
+        assert d.current.flags.gpu_memory_utilization >= target.floor("gpu_memory_utilization")
+        state.current = d.current
+        state.rungs[failure.kind.value] = state.rungs.get(failure.kind.value, 0) + 1
+        state.add_remedy(Remedy(at=float(i), kind=failure.kind.value, action=d.action.value, reason="", change=""))
+        rungs.append(d.rung)
+    assert rungs[:1] in ([], ["util"], ["eager"])  # the first step follows the guess
+    assert "util" not in rungs[1:], rungs  # the util step did not move it: never again
+    assert len(rungs) <= target.budget.max_remedies

@@ -48,7 +48,7 @@ from vllm_guard.core.config import Target
 from vllm_guard.core.events import Event, EventKind
 from vllm_guard.core.failure import Failure
 from vllm_guard.core.kinds import Basis, Confidence, FailureKind
-from vllm_guard.core.policy import Action, Decision, Facts, decide
+from vllm_guard.core.policy import Action, Decision, Facts, decide, unmoved
 from vllm_guard.core.pressure import MemorySample, judge_pressure
 from vllm_guard.core.probe import Liveness, ProbeResult, evidence_from_lines
 from vllm_guard.core.render import render_env
@@ -548,7 +548,7 @@ class Daemon:
                 current=back,
             )
             return
-        facts = Facts(platform=ts.platform, model_max_len=self._model_max_len(ts))
+        facts = Facts(platform=ts.platform, model_max_len=self._model_max_len(ts), unmoved=unmoved(ts.attempts))
         d: Decision = decide(target, ts, failure, self.now(), facts)
         rec = ts.last_failure
         if rec is not None:

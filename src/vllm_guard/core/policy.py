@@ -30,8 +30,8 @@ from enum import StrEnum
 
 from vllm_guard.core.config import Flags, Target
 from vllm_guard.core.failure import Failure
-from vllm_guard.core.kinds import FailureKind
-from vllm_guard.core.state import Current, TargetState
+from vllm_guard.core.kinds import FailureKind, Phase
+from vllm_guard.core.state import AttemptRecord, Current, TargetState
 
 # Util steps: real reports show a boundary of one or two hundredths (0.98 crashes, 0.97 boots), so the
 # smallest step is 0.02; a step covers the failed allocation when the log says how large it was.
@@ -59,6 +59,33 @@ class Facts:
 
     platform: str | None = None  # "cpu" for the CPU backend; "cuda" or None otherwise
     model_max_len: int | None = None  # the model's own context (config.json)
+    unmoved: str | None = None  # the last flag change did not move the failure (see ``unmoved``): how it stayed
+
+
+def unmoved(attempts: list[AttemptRecord]) -> str | None:
+    """Whether the last remedy changed nothing: the failure after it is the one before it, word for word.
+
+    The same kind, the same phase and the same failed allocation (or, without one, the same first line of
+    evidence) on both sides of a flag change mean the change did not touch what ran out. A failure that moved
+    (another phase, another allocation) is progress on its ladder. Returns how it stayed, or None.
+    """
+    failed = [a for a in attempts if a.kind != FailureKind.NONE.value]
+    if len(failed) < 2:
+        return None
+    before, now = failed[-2], failed[-1]
+    if before.action not in (Action.CHANGE_FLAGS.value, Action.SWITCH_MODEL.value):
+        return None
+    if (before.kind, before.phase) != (now.kind, now.phase):
+        return None
+    alloc_before, alloc_now = before.numbers.get("alloc_bytes"), now.numbers.get("alloc_bytes")
+    if alloc_before is not None or alloc_now is not None:
+        if alloc_before != alloc_now:
+            return None
+        size = f"{float(alloc_now or 0) / 2**20:.0f} MiB"
+        return f"the same {now.kind} ({now.phase}) failing to allocate the same {size}"
+    if before.evidence[:1] != now.evidence[:1] or not now.evidence:
+        return None
+    return f"the same {now.kind} ({now.phase}): {now.evidence[0][:120]}"
 
 
 @dataclass(frozen=True)
@@ -215,6 +242,35 @@ def _first(*options: Decision | None) -> Decision | None:
     return next((d for d in options if d is not None), None)
 
 
+def _switch_to_fallback(target: Target, cur: Current, why: str) -> Decision | None:
+    nxt = 0 if cur.fallback_index is None else cur.fallback_index + 1
+    if nxt >= len(target.fallback):
+        return None
+    fb = target.fallback[nxt]
+    flags = cur.flags.model_copy(
+        update={"quantization": fb.quantization, "max_model_len": fb.max_model_len or cur.flags.max_model_len}
+    )
+    return Decision(
+        Action.SWITCH_MODEL,
+        reason=why,
+        change=f"model {cur.model} -> {fb.model}" + (f" (quantization {fb.quantization})" if fb.quantization else ""),
+        current=Current(model=fb.model, fallback_index=nxt, flags=Flags.model_validate(flags.model_dump())),
+        rung="fallback",
+    )
+
+
+def _next_ladder(target: Target, cur: Current, ladder: _Ladder, how: str) -> Decision | None:
+    """An OOM of unknown phase that a step did not move: the weights themselves (a fallback build), else
+    what every request costs (max_model_len, then max_num_seqs)."""
+    why = f"the last change did not move the failure ({how}): trying another ladder"
+    length = cur.flags.max_model_len
+    return _first(
+        _switch_to_fallback(target, cur, why + "; the weights themselves may not fit, so the fallback build"),
+        ladder.max_len_to(length // 2, why + "; a shorter max_model_len") if length else None,
+        ladder.seqs_down(why + "; fewer sequences in flight"),
+    )
+
+
 def decide(target: Target, state: TargetState, failure: Failure, now: float, facts: Facts = Facts()) -> Decision:
     """What to do about one failed attempt."""
     kind = failure.kind
@@ -254,6 +310,14 @@ def decide(target: Target, state: TargetState, failure: Failure, now: float, fac
     ladder = _Ladder(target, cur, failure, facts)
     n = state.rungs.get(kind.value, 0)
     decision: Decision | None = None
+
+    oom = kind in (FailureKind.CUDA_OOM_PROFILE, FailureKind.CUDA_OOM_RUNTIME)
+    if facts.unmoved and oom and failure.phase is Phase.UNKNOWN:
+        # The phase was a guess, and the step taken for that guess did not move the failure: take the next
+        # plausible ladder instead of the next rung of the same one.
+        decision = _next_ladder(target, cur, ladder, facts.unmoved)
+        if decision is not None:
+            return decision
 
     if kind is FailureKind.KV_CACHE_INSUFFICIENT:
         est = failure.numbers.get("estimated_max_model_len")
