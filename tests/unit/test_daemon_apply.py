@@ -556,3 +556,73 @@ def test_a_failed_reload_is_its_own_warning_and_the_status_says_so(root: Path) -
     d.reload()
     assert events[-1].kind is EventKind.CONFIG_RELOADED
     assert "previous config" not in d.status_line()
+
+
+VRAM_LINES = (
+    "ValueError: Free memory on device (10.5/23.56 GiB) on startup is less than desired GPU memory "
+    "utilization (0.9, 21.2 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.",
+)
+
+
+def test_a_vram_wait_without_a_gpu_view_retries_unchanged_and_says_why(root: Path) -> None:
+    clock = {"now": NOW}
+    sc, events = FakeSystemctl(), []
+    deps = Deps(
+        systemctl=sc,
+        send=events.append,
+        clock=lambda: clock["now"],
+        gpus=lambda: None,  # NVML cannot be read
+        why_no_gpus=lambda: "NVML: Driver/library version mismatch",
+        notifier=Notifier(address=""),
+    )
+    d = Daemon(Paths(root), None, deps)
+    d.reconcile()
+    before = env_of(root)
+    d.on_event(AttemptEnded(attempt(VRAM_LINES, "inv-1")))
+    d.flush_held(force=True)
+    wait = events[-1]
+    assert wait.kind is EventKind.WAITING_FOR_VRAM
+    assert (
+        "Driver/library version mismatch" in wait.fields["REASON"]
+        and "retrying unchanged in 10 s" in wait.fields["REASON"]
+    )
+    ts = d.state.targets["vllm-qwen"]
+    assert "the GPUs cannot be seen" in d.status_line() or ts.vram_blind  # never a silent wait
+    assert sc.calls == [("stop", "vllm-qwen.service")]
+
+    d.check_vram(d.targets[0], ts)  # not due yet
+    assert sc.calls == [("stop", "vllm-qwen.service")]
+    clock["now"] += 10
+    d.check_vram(d.targets[0], ts)
+    assert sc.calls[-1] == ("start", "vllm-qwen.service")
+    assert events[-1].kind is EventKind.RESTARTED_UNIT and "unchanged retry #1" in events[-1].fields["REASON"]
+    assert env_of(root) == before  # the flags were never lowered for memory someone else held
+
+    # it starts, and fails the same way again: the next retry waits twice as long
+    from vllm_guard.core.attempt import AttemptStarted
+
+    d.on_event(AttemptStarted("vllm-qwen.service", "inv-2", int(clock["now"] * 1e6)))
+    d.on_event(AttemptEnded(attempt(VRAM_LINES, "inv-2")))
+    d.flush_held(force=True)
+    assert "retrying unchanged in 20 s" in events[-1].fields["REASON"]
+
+
+def test_with_a_gpu_view_that_lists_no_process_free_memory_decides(root: Path) -> None:
+    from vllm_guard.app.gpus import Gpu
+
+    held = [Gpu(0, "NVIDIA L4", 23034, 10752, ())]  # half the card taken, by processes NVML does not list
+    view = {"gpus": held}
+    sc, events = FakeSystemctl(), []
+    deps = Deps(
+        systemctl=sc, send=events.append, clock=lambda: NOW, gpus=lambda: view["gpus"], notifier=Notifier(address="")
+    )
+    d = Daemon(Paths(root), None, deps)
+    d.reconcile()
+    d.on_event(AttemptEnded(attempt(VRAM_LINES, "inv-1")))
+    d.flush_held(force=True)
+    ts = d.state.targets["vllm-qwen"]
+    d.check_vram(d.targets[0], ts)
+    assert ("start", "vllm-qwen.service") not in sc.calls  # no listed holder, but the memory is not free
+    view["gpus"] = [Gpu(0, "NVIDIA L4", 23034, 22800, ())]
+    d.check_vram(d.targets[0], ts)
+    assert sc.calls[-1] == ("start", "vllm-qwen.service")

@@ -27,7 +27,7 @@ from vllm_guard.adapters import systemctl as systemctl_adapter
 from vllm_guard.adapters.files import atomic_write, read_text_or_none
 from vllm_guard.adapters.notify import Notifier, watchdog_interval_s
 from vllm_guard.app.config_load import Loaded, load_config, max_context, read_api_key, read_model_config
-from vllm_guard.app.gpus import Gpu, describe_holders, read_gpus
+from vllm_guard.app.gpus import Gpu, describe_holders, read_gpus, why_no_gpus
 from vllm_guard.app.place import where_now
 from vllm_guard.app.statefile import StateStore
 from vllm_guard.consts import Paths
@@ -69,6 +69,9 @@ MAX_ENTRIES_PER_TURN = 2000  # bounded work per turn: ~20 ms of decoding at the 
 IDLE_WAKE_S = 5.0  # longest sleep with nothing due: timers are re-checked at least this often
 VRAM_POLL_S = 2.0  # how often to look at GPU memory while waiting for it
 VRAM_MARGIN_MIB = 256  # free memory beyond util x total before a start is let go
+# Without a GPU view the wait retries the unit unchanged: after RestartSec, then doubling, at most this apart,
+# so a start follows memory that came back within half a minute (the guard cannot see it come back).
+VRAM_BLIND_MAX_INTERVAL_S = 30.0
 EVIDENCE_LINES = 4000  # lines of the current attempt kept for the start evidence
 # journald does not keep a unit's output and PID 1's messages in order: live, "Failed with result" came
 # before the last lines of the traceback. An ended attempt is held this long after its latest entry
@@ -113,6 +116,7 @@ class Deps:
     send: Callable[[Event], None] = _send_to_journal
     clock: Callable[[], float] = time.time
     gpus: Callable[[], list[Gpu] | None] = read_gpus
+    why_no_gpus: Callable[[], str] = why_no_gpus
     notifier: Notifier = field(default_factory=Notifier)
     echo: bool = False  # also print events on stderr (when not run by systemd)
     probes: Callable[[], Any] = _probe_module  # the module with wait_until_answers / probe_once
@@ -562,9 +566,25 @@ class Daemon:
             change, stop = "no more restarts", True
         elif d.action is Action.WAIT_FOR_VRAM:
             gpus = self.deps.gpus()
-            holders = describe_holders(gpus) if gpus else "unknown (no GPU reader)"
-            ts.waiting_vram_since = self.now()
-            reason, change, stop = f"{d.reason}; held by: {holders}", "restart held until VRAM is free", True
+            if ts.waiting_vram_since is None:
+                ts.waiting_vram_since = self.now()
+            if gpus:
+                ts.end_blind_wait()
+                holders = describe_holders(gpus)
+                reason, change, stop = f"{d.reason}; held by: {holders}", "restart held until VRAM is free", True
+            else:
+                # No GPU view: waiting for memory the guard cannot see would be a silent wait. Retry unchanged,
+                # after RestartSec and then doubling, within vram_wait_timeout_s and the budget.
+                ts.vram_blind = self.deps.why_no_gpus()
+                if ts.vram_blind_since is None:
+                    ts.vram_blind_since = self.now()
+                wait = min(VRAM_BLIND_MAX_INTERVAL_S, target.restart.restart_sec * 2.0**ts.vram_blind_retries)
+                ts.vram_retry_at = self.now() + wait
+                reason = (
+                    f"{d.reason}; the GPUs cannot be seen ({ts.vram_blind}), so the guard cannot tell when the "
+                    f"memory is back: retrying unchanged in {wait:.0f} s"
+                )
+                change, stop = f"unchanged retry in {wait:.0f} s", True
         elif d.action is Action.LET_RETRY:
             change = "systemd retries with the same flags"
         self.plan(
@@ -748,6 +768,7 @@ class Daemon:
                 ts.flags_where = where.key()
                 ts.rungs = {}
                 ts.healthy_since = now
+                ts.end_blind_wait()
                 ts.step_back_from = None
                 ts.gave_up = None
                 self.dirty = True
@@ -900,10 +921,30 @@ class Daemon:
         now = self.now()
         assert ts.waiting_vram_since is not None
         cur = ts.current or base_current(target)
+        if not gpus and ts.vram_retry_at is not None:
+            waited = now - (ts.vram_blind_since or ts.waiting_vram_since)
+            if now < ts.vram_retry_at and waited < self.loaded.config.guard.vram_wait_timeout_s:
+                return
+            if waited < self.loaded.config.guard.vram_wait_timeout_s:
+                ts.vram_retry_at = None
+                ts.vram_blind_retries += 1
+                self.plan(
+                    target,
+                    ts,
+                    invocation_id=None,
+                    kind=FailureKind.VRAM_HELD.value,
+                    action="start",
+                    reason=f"the GPUs cannot be seen ({ts.vram_blind}): unchanged retry #{ts.vram_blind_retries} "
+                    f"after {waited:.0f} s of waiting",
+                    change="started it with the same flags",
+                    start_unit=True,
+                )
+                return
         if gpus:
             need = max(int(g.total_mib * cur.flags.gpu_memory_utilization) for g in gpus)
             free = min(g.free_mib for g in gpus)
-            if free >= need + VRAM_MARGIN_MIB or not any(g.holders for g in gpus):
+            # free memory decides: NVML often lists no process (a container, another user's processes)
+            if free >= need + VRAM_MARGIN_MIB:
                 ts.waiting_vram_since = None
                 self.plan(
                     target,
@@ -916,9 +957,10 @@ class Daemon:
                     start_unit=True,
                 )
                 return
-        if now - ts.waiting_vram_since >= self.loaded.config.guard.vram_wait_timeout_s:
-            holders = describe_holders(gpus) if gpus else "unknown"
+        if now - (ts.vram_blind_since or ts.waiting_vram_since) >= self.loaded.config.guard.vram_wait_timeout_s:
+            holders = describe_holders(gpus) if gpus else f"unknown: the GPUs cannot be seen ({ts.vram_blind})"
             ts.waiting_vram_since = None
+            ts.end_blind_wait()
             self.plan(
                 target,
                 ts,

@@ -71,6 +71,16 @@ def read_gpus() -> list[Gpu] | None:
     ]
 
 
+def why_no_gpus() -> str:
+    """Why ``read_gpus`` saw no GPU: NVML's own error (a driver/library mismatch, no /dev/nvidiactl ...)."""
+    fake = os.environ.get(FAKE_ENV)
+    if fake:
+        return f"the GPU file {fake} cannot be read"
+    from vllm_guard.adapters import nvml
+
+    return nvml.read_gpus().error or "NVML lists no GPU"
+
+
 def describe_holders(gpus: list[Gpu]) -> str:
     parts = [f"pid {h.pid} {h.command} {h.used_mib} MiB on GPU {g.index}" for g in gpus for h in g.holders]
     return "; ".join(parts) if parts else "no process listed"

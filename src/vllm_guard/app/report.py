@@ -40,8 +40,8 @@ def _word(ts: TargetState, sd: dict[str, str]) -> str:
     if ts.gave_up is not None:
         # the guard gave up, but systemd is running or retrying it now (a person fixed and started it)
         return "retrying after the guard gave up" if active in ("active", "activating") else "gave_up"
-    if ts.waiting_vram_since is not None:
-        return "waiting_for_vram"
+    if ts.waiting_vram_since is not None or ts.vram_blind is not None:
+        return f"waiting_for_vram (the GPUs cannot be seen: {ts.vram_blind})" if ts.vram_blind else "waiting_for_vram"
     if ts.stopped_by_person or (active == "inactive" and ts.last_verified is not None):
         return "stopped"
     if ts.last_verified is not None and (

@@ -103,6 +103,16 @@ class TargetState(_M):
     guard_stopped: bool = False  # the guard stopped the unit (VRAM wait, gave up), not a person
     stopped_by_person: bool = False
     waiting_vram_since: float | None = None
+    # waiting without a GPU view (NVML unreadable): why, when the next unchanged retry is due, how many so far
+    vram_blind: str | None = None
+    vram_blind_since: float | None = None  # the first failure of this blind wait (unchanged retries keep it)
+    vram_retry_at: float | None = None
+    vram_blind_retries: int = 0
+
+    def end_blind_wait(self) -> None:
+        self.vram_blind = self.vram_blind_since = self.vram_retry_at = None
+        self.vram_blind_retries = 0
+
     healthy_since: float | None = None
     platform: str | None = None  # "cuda", "cpu", ... as vLLM printed it
     step_back_from: Current | None = None  # trying the base flags again; return here at once if that fails
