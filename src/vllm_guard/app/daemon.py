@@ -921,43 +921,29 @@ class Daemon:
         now = self.now()
         assert ts.waiting_vram_since is not None
         cur = ts.current or base_current(target)
-        if not gpus and ts.vram_retry_at is not None:
-            waited = now - (ts.vram_blind_since or ts.waiting_vram_since)
-            if now < ts.vram_retry_at and waited < self.loaded.config.guard.vram_wait_timeout_s:
+        waited = now - (ts.vram_blind_since or ts.waiting_vram_since)
+        timed_out = waited >= self.loaded.config.guard.vram_wait_timeout_s
+        if not gpus and ts.vram_retry_at is not None and not timed_out:
+            if now < ts.vram_retry_at:
                 return
-            if waited < self.loaded.config.guard.vram_wait_timeout_s:
-                ts.vram_retry_at = None
-                ts.vram_blind_retries += 1
-                self.plan(
-                    target,
-                    ts,
-                    invocation_id=None,
-                    kind=FailureKind.VRAM_HELD.value,
-                    action="start",
-                    reason=f"the GPUs cannot be seen ({ts.vram_blind}): unchanged retry #{ts.vram_blind_retries} "
-                    f"after {waited:.0f} s of waiting",
-                    change="started it with the same flags",
-                    start_unit=True,
-                )
-                return
+            ts.vram_retry_at = None
+            ts.vram_blind_retries += 1
+            reason = (
+                f"the GPUs cannot be seen ({ts.vram_blind}): unchanged retry #{ts.vram_blind_retries} after "
+                f"{waited:.0f} s of waiting"
+            )
+            self._start_after_wait(target, ts, reason, "started it with the same flags")
+            return
         if gpus:
             need = max(int(g.total_mib * cur.flags.gpu_memory_utilization) for g in gpus)
             free = min(g.free_mib for g in gpus)
             # free memory decides: NVML often lists no process (a container, another user's processes)
             if free >= need + VRAM_MARGIN_MIB:
                 ts.waiting_vram_since = None
-                self.plan(
-                    target,
-                    ts,
-                    invocation_id=None,
-                    kind=FailureKind.VRAM_HELD.value,
-                    action="start",
-                    reason=f"GPU memory is back ({free} MiB free, {need} MiB needed)",
-                    change="started it",
-                    start_unit=True,
-                )
+                reason = f"GPU memory is back ({free} MiB free, {need} MiB needed)"
+                self._start_after_wait(target, ts, reason, "started it")
                 return
-        if now - (ts.vram_blind_since or ts.waiting_vram_since) >= self.loaded.config.guard.vram_wait_timeout_s:
+        if timed_out:
             holders = describe_holders(gpus) if gpus else f"unknown: the GPUs cannot be seen ({ts.vram_blind})"
             ts.waiting_vram_since = None
             ts.end_blind_wait()
@@ -971,6 +957,18 @@ class Daemon:
                 f"{holders}; stop those processes, then `systemctl start {target.unit_file}`",
                 change="no more restarts",
             )
+
+    def _start_after_wait(self, target: Target, ts: TargetState, reason: str, change: str) -> None:
+        self.plan(
+            target,
+            ts,
+            invocation_id=None,
+            kind=FailureKind.VRAM_HELD.value,
+            action="start",
+            reason=reason,
+            change=change,
+            start_unit=True,
+        )
 
     # -- config reload --
 
