@@ -184,3 +184,44 @@ def test_vram_held_waits_without_changing_flags_then_starts(gbox: GuardBox) -> N
     assert kinds(gbox, UNIT)[0] == "vram_held"
     wait_state(gbox, UNIT, ActiveState="active")
     assert gbox.chat(PORT, "qwen") == 200
+
+
+def test_vram_held_without_a_gpu_view_retries_unchanged_and_serves_soon_after_the_memory_is_back(
+    gbox: GuardBox,
+) -> None:
+    # The emulator sees the held memory (its GPU file), the guard does not: it reads NVML, and there is no
+    # NVIDIA driver in the container (as after a driver/library mismatch, or in a container without
+    # /dev/nvidiactl). It must not wait silently, nor lower a flag, and must serve soon after the memory is back.
+    import time
+
+    gbox.write_gpus(sandbox.fake_gpus(holders=[{"pid": 4242, "command": "stray.py", "used_mib": 12288}]))
+    model = add_model(gbox, "qwen", Q7)
+    target = gbox.emulator_target(
+        unit=UNIT,
+        model=model,
+        port=PORT,
+        flags={"gpu_memory_utilization": 0.9, "max_model_len": 8192},
+        budget={"max_remedies": 40},
+    )
+    gbox.write_config({"vram_wait_timeout_s": 300}, [target])
+    gbox.install()
+    gbox.install_guard_unit(extra_env={"VLLM_GUARD_FAKE_GPUS": ""})  # the guard reads the (absent) NVML
+    gbox.start_guard()
+    gbox.box.systemctl("start", "--no-block", f"{UNIT}.service")
+    before = gbox.flags(UNIT)
+
+    waiting = wait_for(gbox, UNIT, "waiting_for_vram")
+    assert "the GPUs cannot be seen" in waiting["VLLM_GUARD_REASON"], waiting
+    assert "retrying unchanged" in waiting["VLLM_GUARD_REASON"]
+    status = gbox.guard("status", "--config", gbox.config_path).stdout
+    assert "cannot be seen" in status, status
+    wait_for(gbox, UNIT, "restarted_unit")  # an unchanged retry, not a silent wait
+    assert gbox.flags(UNIT) == before
+
+    freed = time.monotonic()
+    gbox.write_gpus(sandbox.fake_gpus())  # the stray process is gone
+    wait_healthy(gbox, UNIT, timeout=60)
+    assert time.monotonic() - freed <= 30 + 10, "healthy within 30 s of the memory coming back (+ a start)"
+    assert gbox.flags(UNIT) == before
+    assert "remedy_applied" not in event_names(gbox, UNIT)
+    assert gbox.chat(PORT, "qwen") == 200
