@@ -73,3 +73,18 @@ def test_status_with_an_invalid_config_says_so_and_reports_the_state(
     assert "vllm-qwen.service: gave_up" in res.out
     data = json.loads(cli("status", "--root", fake_root, "--json").out)
     assert data["config_error"] and data["targets"][0]["unit"] == "vllm-qwen.service"
+
+
+def test_history_tells_a_persons_restart_from_a_failure() -> None:
+    from vllm_guard.app.report import format_history, target_history
+    from vllm_guard.core.state import AttemptRecord
+
+    ts = TargetState()
+    ts.remember_attempt(
+        AttemptRecord(invocation_id="aaaa1111", ended=1.0, result="success", action="stopped_by_person")
+    )
+    ts.remember_attempt(AttemptRecord(invocation_id="bbbb2222", ended=2.0, result="exit-code", kind="port_in_use"))
+    text = format_history(target_history(State(targets={"vllm-qwen": ts}), "vllm-qwen"))
+    assert "attempt aaaa1111: stopped by a person (result success)" in text
+    assert "none (unknown)" not in text
+    assert "attempt bbbb2222: port_in_use" in text

@@ -485,6 +485,7 @@ class Daemon:
         ts.remember_attempt(rec)
         self.dirty = True
         if attempt.stop_requested or ts.stopped_by_person or ts.guard_stopped:
+            rec.action = "stopped_by_guard" if ts.guard_stopped else "stopped_by_person"
             ts.mark_handled(attempt.invocation_id)
             return  # a stop someone asked for (a person, or the guard itself): not a failure to remedy
         clean_exit = attempt.result in (None, "success") and attempt.exit_status in (None, 0)

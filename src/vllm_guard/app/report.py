@@ -176,13 +176,14 @@ def target_history(state: State, unit: str) -> dict[str, Any]:
 def format_history(data: dict[str, Any]) -> str:
     rows = []
     for a in data["attempts"]:
-        rows.append(
-            (
-                a.get("ended") or a.get("started") or 0,
-                f"attempt {a['invocation_id'][:12]}: {a['kind']} "
-                f"({a['phase']}), result {a.get('result')}" + (f", action {a['action']}" if a.get("action") else ""),
+        stopped = {"stopped_by_person": "stopped by a person", "stopped_by_guard": "stopped by the guard"}
+        if a["kind"] == "none" and a.get("action") in stopped:  # a stop or restart someone asked for
+            text = f"attempt {a['invocation_id'][:12]}: {stopped[a['action']]} (result {a.get('result')})"
+        else:
+            text = f"attempt {a['invocation_id'][:12]}: {a['kind']} ({a['phase']}), result {a.get('result')}" + (
+                f", action {a['action']}" if a.get("action") else ""
             )
-        )
+        rows.append((a.get("ended") or a.get("started") or 0, text))
     for r in data["remedies"]:
         rows.append((r["at"], f"  {r['action']}: {r['change']} ({r['reason']})"))
     rows.sort(key=lambda x: x[0])
