@@ -787,7 +787,7 @@ _FRAME_RULES = {kind: _frame_rule(kind) for kind in {f.kind for f in sig.FRAME_K
 
 
 def _outcome_rule(kind: FailureKind, tier: int) -> _Rule:
-    return _Rule(sig.Signature("systemd-outcome", kind, tier, (), sig._SYSTEMD_SERVICE), None, None)
+    return _Rule(sig.Signature("systemd-outcome", kind, tier, (), sig.SYSTEMD_SERVICE), None, None)
 
 
 def _outcome_hit(outcome: SystemdOutcome | None, lines: Sequence[str], scan: _Scan) -> _Hit | None:

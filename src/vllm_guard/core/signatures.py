@@ -81,7 +81,7 @@ def _torch(file: str, function: str, versions: str) -> Source:
 
 _CACHING_ALLOCATOR = _torch("c10/cuda/CUDACachingAllocator.cpp", "DeviceCachingAllocator::malloc", "1.0-")
 _KERNEL_OOM = Source("linux", "mm/oom_kill.c", "__oom_kill_process", "4.19-")
-_SYSTEMD_SERVICE = Source("systemd", "src/core/service.c", "service_enter_dead", "all")
+SYSTEMD_SERVICE = Source("systemd", "src/core/service.c", "service_enter_dead", "all")
 _ARGPARSE = Source("python", "Lib/argparse.py", "ArgumentParser.error", "all")
 _HF_HUB = Source("huggingface_hub", "huggingface_hub/utils/_http.py", "hf_raise_for_status", "0.14-")
 _TRANSFORMERS_HUB = Source("transformers", "transformers/utils/hub.py", "cached_files", "4.30-")
@@ -990,7 +990,7 @@ SIGNATURES: tuple[Signature, ...] = (
         K.UNKNOWN_FAILURE,
         BARE,
         ("Failed with result", "code=exited", "code=dumped"),
-        _SYSTEMD_SERVICE,
+        SYSTEMD_SERVICE,
         pattern=r"Failed with result '(exit-code|signal|core-dump|timeout|start-limit-hit|watchdog)'"
         r"|code=(?:exited|dumped), status=[1-9]",
         numbers="systemd",
