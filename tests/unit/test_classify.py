@@ -143,7 +143,7 @@ NUMBER_CASES = [
             "capacity "
             "of 11.53 GiB of which 187.75 MiB is free."
         ],
-        K.CUDA_OOM_PROFILE,
+        K.CUDA_OOM_RUNTIME,  # a bare OOM: the likeliest phase, unknown
         {"alloc_bytes": 224 * 1024**2, "gpu_total_gib": 11.53, "gpu_free_gib": 0.183},
         id="oom-torch-new",
     ),
@@ -154,7 +154,7 @@ NUMBER_CASES = [
             "total "
             "capacty of 21.67 GiB of which 4.06 MiB is free. Process 2417585 has 21.65 GiB memory in use."
         ],
-        K.CUDA_OOM_PROFILE,
+        K.CUDA_OOM_RUNTIME,  # a bare OOM: the likeliest phase, unknown
         {"alloc_bytes": 518 * 1024**2, "gpu_total_gib": 21.67, "gpu_free_gib": 0.004},
         id="oom-torch-capacty",
     ),
@@ -165,7 +165,7 @@ NUMBER_CASES = [
             "total "
             "capacity; 22.62 GiB already allocated; 11.56 MiB free; 22.77 GiB reserved in total by PyTorch)"
         ],
-        K.CUDA_OOM_PROFILE,
+        K.CUDA_OOM_RUNTIME,  # a bare OOM: the likeliest phase, unknown
         {"alloc_bytes": 20 * 1024**2, "gpu_total_gib": 23.65, "gpu_free_gib": 0.011},
         id="oom-torch-old",
     ),

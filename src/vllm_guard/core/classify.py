@@ -30,8 +30,9 @@ How it reads a log:
    load, ``profile_run`` / ``_initialize_kv_caches`` / ``capture_model`` -> profile,
    ``execute_model`` under the engine's step -> serve), or from the method a worker names ("while
    processing method load_model"), or else from the last start-up milestone the log printed before
-   it, or else from the other ranks' next milestone. With no clue at all it is ``cuda_oom_profile``
-   with phase ``unknown`` and low confidence: profiling is the start-up's most memory-hungry step.
+   it, or else from the other ranks' next milestone. With no clue at all it is ``cuda_oom_runtime``
+   with phase ``unknown`` and low confidence: a start-up prints milestones, while an OOM pasted bare
+   is most often one of a server under load.
 5. systemd's outcome, where given, is one more hit: ``oom-kill`` is a root cause; a SIGKILL is
    ``host_oom_killed`` unless systemd killed it itself after a stop timeout; SIGBUS is
    ``shm_exhausted``; any other failed result is ``unknown_failure`` when nothing better is known.
@@ -470,9 +471,11 @@ _OOM_KIND_BY_PHASE = {
     Phase.LOAD: K.CUDA_OOM_LOAD,
     Phase.PROFILE: K.CUDA_OOM_PROFILE,
     Phase.SERVE: K.CUDA_OOM_RUNTIME,
-    # No traceback, no milestone: the start-up's memory-hungry step is the likeliest; the phase stays
-    # unknown (and the confidence low) so nobody reads more into it.
-    Phase.UNKNOWN: K.CUDA_OOM_PROFILE,
+    # No traceback, no milestone: the likeliest is an OOM while serving (in the development part of the corpus,
+    # 7 of the 8 device OOMs whose excerpt places them nowhere happened under load: a start-up prints its
+    # milestones, a server that ran for hours pastes just the error). The phase stays unknown and the
+    # confidence low, so the daemon acts with care (see policy.unmoved).
+    Phase.UNKNOWN: K.CUDA_OOM_RUNTIME,
 }
 
 # ---------------------------------------------------------------------------------------------

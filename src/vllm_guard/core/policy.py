@@ -259,15 +259,20 @@ def _switch_to_fallback(target: Target, cur: Current, why: str) -> Decision | No
     )
 
 
-def _next_ladder(target: Target, cur: Current, ladder: _Ladder, how: str) -> Decision | None:
-    """An OOM of unknown phase that a step did not move: the weights themselves (a fallback build), else
-    what every request costs (max_model_len, then max_num_seqs)."""
+def _next_ladder(target: Target, cur: Current, ladder: _Ladder, how: str, kind: FailureKind) -> Decision | None:
+    """An OOM of unknown phase that a step did not move: the weights themselves (a fallback build), else what
+    every request costs (max_model_len), else the ladder of the other phase (never the one that did not move)."""
     why = f"the last change did not move the failure ({how}): trying another ladder"
     length = cur.flags.max_model_len
+    other = (
+        ladder.seqs_down(why + "; fewer sequences in flight")
+        if kind is FailureKind.CUDA_OOM_PROFILE
+        else ladder.util_down(_util_step(ladder.f), why + "; a smaller share of GPU memory")
+    )
     return _first(
         _switch_to_fallback(target, cur, why + "; the weights themselves may not fit, so the fallback build"),
         ladder.max_len_to(length // 2, why + "; a shorter max_model_len") if length else None,
-        ladder.seqs_down(why + "; fewer sequences in flight"),
+        other,
     )
 
 
@@ -315,9 +320,14 @@ def decide(target: Target, state: TargetState, failure: Failure, now: float, fac
     if facts.unmoved and oom and failure.phase is Phase.UNKNOWN:
         # The phase was a guess, and the step taken for that guess did not move the failure: take the next
         # plausible ladder instead of the next rung of the same one.
-        decision = _next_ladder(target, cur, ladder, facts.unmoved)
+        decision = _next_ladder(target, cur, ladder, facts.unmoved, kind)
         if decision is not None:
             return decision
+        return Decision(
+            Action.GIVE_UP,
+            reason=f"the last change did not move the failure ({facts.unmoved}), and no other ladder is left above "
+            f"its floor: stepping further down the same one would only repeat it. {failure.hint}".strip(),
+        )
 
     if kind is FailureKind.KV_CACHE_INSUFFICIENT:
         est = failure.numbers.get("estimated_max_model_len")

@@ -1261,6 +1261,12 @@ MILESTONES: tuple[Milestone, ...] = (
         _vllm("vllm/worker/model_runner.py", "load_model", "0.4.0-0.6.6"),
         True,
     ),
+    # V0's profile run warns when the dummy multi-modal data do not fit its batch
+    Milestone(
+        "The sequence length used for profiling",
+        Phase.PROFILE,
+        _vllm("vllm/multimodal/profiling.py", "MultiModalProfiler.get_decoder_dummy_data", "0.8.0-0.10.2"),
+    ),
     Milestone(
         "Memory profiling",
         Phase.PROFILE,
