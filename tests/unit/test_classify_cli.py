@@ -62,7 +62,7 @@ def test_text_verdict_with_evidence(logs: tuple[Path, Path], capsys: pytest.Capt
     bad, _ = logs
     assert main(["classify", str(bad)]) == ExitCode.WARN
     out = capsys.readouterr().out
-    assert "kv_cache_insufficient (phase: profile, confidence: high, from a message)" in out
+    assert "kv_cache_insufficient (phase: profile, confidence: high: a message that names the cause)" in out
     assert "estimated_max_model_len=32640" in out
     assert "> ValueError: To serve at least one request" in out
     assert "hint: lower --max-model-len to 32640" in out

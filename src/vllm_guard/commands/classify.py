@@ -63,13 +63,21 @@ def _read(name: str) -> list[str]:
     return _without_header(data.decode("utf-8", errors="replace").splitlines())
 
 
+_BASIS_WORDS = {
+    "message": "a message that names the cause",
+    "frame": "placed by a traceback frame",
+    "milestone": "placed by a start-up milestone",
+    "bare": "nothing but a bare error",
+}
+
+
 def _text(name: str, failure: Failure) -> str:
     label = "<stdin>" if name == "-" else name
     if failure.kind is FailureKind.NONE:
         return f"{label}: none (no failure found)"
     out = [
         f"{label}: {failure.kind.value} (phase: {failure.phase.value}, "
-        f"confidence: {failure.confidence.value}, from a {failure.basis.value})"
+        f"confidence: {failure.confidence.value}: {_BASIS_WORDS.get(failure.basis.value, failure.basis.value)})"
     ]
     if failure.numbers:
         out.append("  numbers: " + ", ".join(f"{k}={v}" for k, v in failure.numbers.items()))
