@@ -89,3 +89,23 @@ def test_port_in_use_is_transient_and_heals_once_freed(gbox: GuardBox) -> None:
     assert "remedy_applied" not in event_names(gbox, UNIT)
     assert "gave_up" not in event_names(gbox, UNIT)
     assert gbox.chat(PORT, "qwen") == 200
+
+
+def test_a_unit_user_that_does_not_exist_is_named_and_not_retried(gbox: GuardBox) -> None:
+    # systemd itself refuses the start (status=217/USER): no vLLM line at all, only PID 1's words
+    model = add_model(gbox, "qwen", Q7)
+    target = gbox.emulator_target(unit=UNIT, model=model, port=PORT, flags=FLAGS, user="no-such-user-here")
+    start(gbox, [target])
+
+    gave_up = wait_for(gbox, UNIT, "gave_up")
+    assert kinds(gbox, UNIT)[0] == "bad_arguments"
+    failure = gbox.events(UNIT, "failure_detected")[0]
+    assert "User=" in failure["VLLM_GUARD_HINT"], failure
+    assert "vLLM rejected an argument" not in failure["VLLM_GUARD_HINT"]
+    starts = gbox.unit_state(UNIT)["NRestarts"]
+    settle(6)  # three RestartSec: nothing restarts it
+    assert gbox.unit_state(UNIT)["NRestarts"] == starts
+    assert "useradd" in gave_up["VLLM_GUARD_REASON"] or "User=" in gave_up["VLLM_GUARD_REASON"]
+    # and `vllm-guard run --check` would have said so before the first start
+    check = gbox.guard("run", "--check", "--config", gbox.config_path, check=False)
+    assert check.returncode == 1 and "error[user-missing]" in check.stderr
