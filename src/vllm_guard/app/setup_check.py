@@ -52,8 +52,7 @@ def target_findings(target: Target, loaded: Loaded, paths: Paths, *, vllm: bool 
     out: list[Finding] = []
     unit = target.unit_file
     command = target.command[0]
-    exe = Path(command) if "/" in command else None
-    program = paths.under(command.lstrip("/")) if exe is not None else None
+    program = paths.under(command.lstrip("/")) if "/" in command else None  # a bare name is looked up in PATH
     if program is not None and not (program.is_file() and os.access(program, os.X_OK)):
         out.append(
             Finding(

@@ -273,10 +273,9 @@ def _trie_pattern(words: Sequence[str]) -> str:
         branches = [re.escape(ch) + build(sub) for ch, sub in sorted(node.items()) if ch]
         if not branches:
             return ""
-        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
         if "" in node:  # a word ends here: what follows is optional
-            body = "(?:" + "|".join(branches) + ")?"
-        return body
+            return "(?:" + "|".join(branches) + ")?"
+        return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
 
     return build(trie)
 
@@ -325,7 +324,6 @@ _LOAD_DONE = tuple(m.text for m in sig.MILESTONES if m.done_loading)
 _FRAME_KIND: dict[str, FailureKind] = {}
 for _frame_kind in sig.FRAME_KINDS:
     _FRAME_KIND.setdefault(_frame_kind.function, _frame_kind.kind)
-# Signatures vLLM logs at INFO: a quiet line is read only when it holds one of their needles.
 
 
 # ---------------------------------------------------------------------------------------------
@@ -886,15 +884,13 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
     kind = first.rule.kind
     signature = first.rule.signature
     basis = Basis.MESSAGE if best_tier <= sig.ROOT_WEAK else Basis.BARE
-    if signature.name.startswith("frame-"):
+    if first.rule in _FRAME_RULES.values():
         basis = Basis.FRAME
 
     phase = signature.phase or Phase.UNKNOWN
     if signature.oom and lines:
         phase, basis = _oom_phase(lines, min(max(first.index, 0), len(lines) - 1), scan.starts)
         kind = _OOM_KIND_BY_PHASE[phase]
-    elif signature.phase is None and lines and kind in _OOM_KINDS:
-        phase, _ = _oom_phase(lines, min(max(first.index, 0), len(lines) - 1), scan.starts)
 
     # a clue that names the kind of a bare verdict: a tiny /dev/shm behind a crash that says nothing else
     segment = _segment(scan.starts, max(first.index, 0))
@@ -945,8 +941,6 @@ def _confidence(tier: int, basis: Basis) -> Confidence:
 
 def _same_kind(hit: _Hit, first: _Hit) -> bool:
     if hit is first:
-        return True
-    if hit.rule.signature.oom and (first.rule.signature.oom or first.rule.kind in _OOM_KINDS):
         return True
     if hit.rule.kind in _OOM_KINDS and first.rule.kind in _OOM_KINDS:
         return True

@@ -354,24 +354,10 @@ def decide(target: Target, state: TargetState, failure: Failure, now: float, fac
         why = "CUDA ran out of memory while serving: fewer sequences in flight need fewer activations"
         decision = _first(ladder.seqs_down(why), ladder.batched_down(why), ladder.util_down(_util_step(failure), why))
     elif kind is FailureKind.CUDA_OOM_LOAD:
-        nxt = 0 if cur.fallback_index is None else cur.fallback_index + 1
-        if nxt < len(target.fallback):
-            fb = target.fallback[nxt]
-            flags = cur.flags.model_copy(
-                update={
-                    "quantization": fb.quantization,
-                    "max_model_len": fb.max_model_len or cur.flags.max_model_len,
-                }
-            )
-            decision = Decision(
-                Action.SWITCH_MODEL,
-                reason="the weights do not fit in GPU memory: no flag can fix that, so use the next fallback build",
-                change=f"model {cur.model} -> {fb.model}"
-                + (f" (quantization {fb.quantization})" if fb.quantization else ""),
-                current=Current(model=fb.model, fallback_index=nxt, flags=Flags.model_validate(flags.model_dump())),
-                rung="fallback",
-            )
-        else:
+        decision = _switch_to_fallback(
+            target, cur, "the weights do not fit in GPU memory: no flag can fix that, so use the next fallback build"
+        )
+        if decision is None:
             tp = cur.flags.tensor_parallel_size
             return Decision(
                 Action.GIVE_UP,
