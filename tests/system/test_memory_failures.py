@@ -43,8 +43,8 @@ def test_kv_cache_too_small_sets_max_model_len_to_vllms_estimate(gbox: GuardBox)
     remedy = gbox.events(UNIT, "remedy_applied")
     assert len(remedy) == 1
     assert "--max-model-len=32768" in remedy[0]["VLLM_GUARD_FLAGS_BEFORE"]
-    assert "--max-model-len=30240" in remedy[0]["VLLM_GUARD_FLAGS_AFTER"]
-    assert flag(gbox, UNIT, "max-model-len") == "30240"
+    assert "--max-model-len=28720" in remedy[0]["VLLM_GUARD_FLAGS_AFTER"]
+    assert flag(gbox, UNIT, "max-model-len") == "28720"
     assert flag(gbox, UNIT, "gpu-memory-utilization") == "0.7"
     assert gbox.starts(UNIT) == 2
     assert gbox.unit_state(UNIT)["ActiveState"] == "active"

@@ -30,7 +30,7 @@ def test_a_gpu_swap_begins_from_the_base_flags_and_a_swap_back_from_the_flags_ve
     model = add_model(gbox, "qwen", Q7)
     start(gbox, [gbox.emulator_target(unit=UNIT, model=model, port=PORT, flags=KV_FLAGS)])
     wait_healthy(gbox, UNIT, timeout=90)
-    assert "--max-model-len=30240" in gbox.flags(UNIT)  # healed on the 24 GiB card
+    assert "--max-model-len=28720" in gbox.flags(UNIT)  # healed on the 24 GiB card
 
     # a 48 GiB card: nothing is known there, so the base flags; they fit, and the first start serves
     _swap_gpu(gbox, 49152)
@@ -45,7 +45,7 @@ def test_a_gpu_swap_begins_from_the_base_flags_and_a_swap_back_from_the_flags_ve
     _swap_gpu(gbox, 24576)
     reset = wait_for(gbox, UNIT, "reset", n=2)
     assert "last-known-good" in reset["VLLM_GUARD_REASON"]
-    assert "--max-model-len=30240" in gbox.flags(UNIT)
+    assert "--max-model-len=28720" in gbox.flags(UNIT)
     gbox.box.systemctl("start", "--no-block", f"{UNIT}.service")
     wait_healthy(gbox, UNIT, n=3, timeout=90)
 

@@ -38,7 +38,7 @@ def test_guard_sigkilled_mid_remedy_finishes_the_step_exactly_once(gbox: GuardBo
     assert guard["NRestarts"] == "1"
     assert guard["ActiveState"] == "active"
     assert len(gbox.events(UNIT, "remedy_applied")) == 1
-    assert gbox.flags(UNIT).count("--max-model-len=30240") == 1
+    assert gbox.flags(UNIT).count("--max-model-len=28720") == 1
     assert set(kinds(gbox, UNIT)) == {"kv_cache_insufficient"}
     assert gbox.chat(PORT, "qwen") == 200
 
@@ -54,7 +54,7 @@ def test_start_limit_hit_guard_resets_and_starts_while_it_has_a_step(gbox: Guard
     log = "\n".join(str(e.get("MESSAGE", "")) for e in gbox.box.journal("UNIT=vllm-emu.service", "_PID=1"))
     assert "Start request repeated too quickly" in log or "start-limit-hit" in log
     assert kinds(gbox, UNIT)[0] == "kv_cache_insufficient"
-    assert "--max-model-len=30240" in gbox.flags(UNIT)
+    assert "--max-model-len=28720" in gbox.flags(UNIT)
     assert gbox.starts(UNIT) == 2
     assert gbox.chat(PORT, "qwen") == 200
 
@@ -73,7 +73,7 @@ def test_journal_rotation_during_a_run(gbox: GuardBox) -> None:
 
     assert kinds(gbox, UNIT) == ["kv_cache_insufficient"]
     assert len(gbox.events(UNIT, "remedy_applied")) == 1
-    assert "--max-model-len=30240" in gbox.flags(UNIT)
+    assert "--max-model-len=28720" in gbox.flags(UNIT)
     assert gbox.starts(UNIT) == 2
 
 

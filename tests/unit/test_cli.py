@@ -24,6 +24,24 @@ def test_top_level_help_lists_every_verb_and_the_exit_codes(capsys: pytest.Captu
         assert f"{code.value:>3}  {code.name.lower()}" in out
 
 
+def test_a_package_does_not_offer_the_demo_and_says_why_when_asked(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Installed from a package there is no emulator: `demo` is not listed, and run anyway it says what to do."""
+    import vllm_guard.app.demo
+    import vllm_guard.cli
+
+    monkeypatch.setattr(vllm_guard.cli, "source_checkout", lambda: None)
+    monkeypatch.setattr(vllm_guard.app.demo, "source_checkout", lambda: None)
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    listed = [line.split()[0] for line in capsys.readouterr().out.splitlines() if line.startswith("    ")]
+    assert "demo" not in listed and "status" in listed
+    assert main(["demo"]) == ExitCode.UNAVAILABLE
+    err = capsys.readouterr().err
+    assert "installed from a package" in err and "clone the repository" in err
+
+
 @pytest.mark.parametrize("verb", sorted(VERBS))
 def test_every_verb_has_help(verb: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:

@@ -97,18 +97,18 @@ def env_of(root: Path) -> dict[str, str]:
     return parse_env_file((root / "var/lib/vllm-guard/vllm-qwen.env").read_text())
 
 
-def test_kv_failure_rewrites_env_to_vllms_estimate(root: Path) -> None:
+def test_kv_failure_rewrites_env_to_just_below_vllms_estimate(root: Path) -> None:
     sc, events = FakeSystemctl(), []
     d = make(root, sc, events)
     d.reconcile()
     assert "--max-model-len=4096" in env_of(root)["VLLM_GUARD_ARGS"]
     d.on_event(AttemptEnded(attempt(KV_LINES)))
     d.flush_held(force=True)
-    assert "--max-model-len=1024" in env_of(root)["VLLM_GUARD_ARGS"].split()
+    assert "--max-model-len=960" in env_of(root)["VLLM_GUARD_ARGS"].split()  # 1024 - 5 %, in 16-token blocks
     assert [e.kind for e in events] == [EventKind.FAILURE_DETECTED, EventKind.REMEDY_APPLIED]
     # the verdict says how strong its evidence is: vLLM's own sentence names the cause
     assert (events[0].fields["CONFIDENCE"], events[0].fields["BASIS"]) == ("high", "message")
-    assert events[1].fields["FLAGS_AFTER"].startswith("--gpu-memory-utilization=0.9 --max-model-len=1024")
+    assert events[1].fields["FLAGS_AFTER"].startswith("--gpu-memory-utilization=0.9 --max-model-len=960")
     assert sc.calls == []  # systemd restarts it; the guard only rewrote the file
     d.on_event(AttemptEnded(attempt(KV_LINES)))
     d.flush_held(force=True)  # the same attempt again (replayed journal): nothing more
@@ -205,9 +205,9 @@ def test_crash_at_every_step_then_restart_finishes_exactly_once(
         assert "inv-1" in ts.handled, k
         remedies = ts.remedies
         if lines is KV_LINES:
-            assert "--max-model-len=1024" in env_of(root)["VLLM_GUARD_ARGS"].split(), k
+            assert "--max-model-len=960" in env_of(root)["VLLM_GUARD_ARGS"].split(), k  # 1024 - 5 %, in 16-token blocks
             assert len(remedies) == 1, (k, remedies)
-            assert ts.current is not None and ts.current.flags.max_model_len == 1024
+            assert ts.current is not None and ts.current.flags.max_model_len == 960
         else:
             assert "--max-model-len=4096" in env_of(root)["VLLM_GUARD_ARGS"].split(), k
             assert len(remedies) == 1, (k, remedies)
@@ -311,7 +311,7 @@ def test_metrics_textfile_follows_remedies(fake_root: Path) -> None:
         'vllm_guard_remedies_total{unit="vllm-qwen.service",kind="kv_cache_insufficient"} 1' in text
     ), text
     assert any(
-        line.startswith("vllm_guard_flag{") and "max_model_len" in line and line.endswith(" 1024")
+        line.startswith("vllm_guard_flag{") and "max_model_len" in line and line.endswith(" 960")
         for line in text.splitlines()
     ), text
     d.write_metrics(up=False)
@@ -375,7 +375,7 @@ def test_step_back_tries_the_base_flags_after_a_healthy_period_and_returns_at_on
     d.on_event(AttemptEnded(attempt(KV_LINES)))
     d.flush_held(force=True)
     ts, live = d.state.targets["vllm-qwen"], d.live["vllm-qwen"]
-    assert ts.current is not None and ts.current.flags.max_model_len == 1024
+    assert ts.current is not None and ts.current.flags.max_model_len == 960
     # a verified healthy start with the lowered flags
     live.invocation = live.verified_invocation = "inv-2"
     ts.healthy_since = clock["now"]
@@ -389,7 +389,7 @@ def test_step_back_tries_the_base_flags_after_a_healthy_period_and_returns_at_on
     # the base flags fail again: straight back to the flags that worked, without climbing the ladder
     d.on_event(AttemptEnded(attempt(KV_LINES, inv="inv-3")))
     d.flush_held(force=True)
-    assert "--max-model-len=1024" in env_of(fake_root)["VLLM_GUARD_ARGS"].split()
+    assert "--max-model-len=960" in env_of(fake_root)["VLLM_GUARD_ARGS"].split()
     assert ts.step_back_from is None
 
 
@@ -432,17 +432,17 @@ def test_a_unit_moved_to_other_hardware_begins_from_the_flags_known_there(root: 
     def guard() -> Daemon:
         return _guard_at(root, place, events)
 
-    # on the small GPU: the KV cache fails at 4096, 1024 is verified and filed for that GPU
+    # on the small GPU: the KV cache fails at 4096, 960 is verified and filed for that GPU
     d = guard()
     d.on_event(AttemptEnded(attempt(KV_LINES)))
     d.flush_held(force=True)
     _verify(d, "inv-2")
     d.save()
-    assert "--max-model-len=1024" in env_of(root)["VLLM_GUARD_ARGS"].split()
+    assert "--max-model-len=960" in env_of(root)["VLLM_GUARD_ARGS"].split()  # 1024 - 5 %, in 16-token blocks
 
     # a guard restart on the same GPU changes nothing
     guard().save()
-    assert "--max-model-len=1024" in env_of(root)["VLLM_GUARD_ARGS"].split()
+    assert "--max-model-len=960" in env_of(root)["VLLM_GUARD_ARGS"].split()  # 1024 - 5 %, in 16-token blocks
 
     # moved to a bigger GPU: nothing is known there, so the base flags, said in a reset event
     place["now"] = Where("NVIDIA A100-SXM4-80GB 81920MiB", "0.11.0")
@@ -452,7 +452,7 @@ def test_a_unit_moved_to_other_hardware_begins_from_the_flags_known_there(root: 
     assert reset.kind is EventKind.RESET
     assert "hardware NVIDIA L4 23034MiB -> NVIDIA A100-SXM4-80GB 81920MiB" in reset.fields["REASON"]
     assert (
-        "--max-model-len=1024" in reset.fields["FLAGS_BEFORE"] and "--max-model-len=4096" in reset.fields["FLAGS_AFTER"]
+        "--max-model-len=960" in reset.fields["FLAGS_BEFORE"] and "--max-model-len=4096" in reset.fields["FLAGS_AFTER"]
     )
     _verify(d, "inv-3")  # the base flags work there
     d.save()
@@ -465,14 +465,14 @@ def test_a_unit_moved_to_other_hardware_begins_from_the_flags_known_there(root: 
     # back on the small GPU: straight to the flags verified there, no failing start first
     place["now"] = Where("NVIDIA L4 23034MiB", "0.11.0")
     guard().save()
-    assert "--max-model-len=1024" in env_of(root)["VLLM_GUARD_ARGS"].split()
+    assert "--max-model-len=960" in env_of(root)["VLLM_GUARD_ARGS"].split()  # 1024 - 5 %, in 16-token blocks
     assert "last-known-good" in events[-1].fields["REASON"]
 
     # the GPU cannot be read (the driver is not loaded yet): nothing changes
     n = len(events)
     place["now"] = Where(None, None)
     guard().save()
-    assert "--max-model-len=1024" in env_of(root)["VLLM_GUARD_ARGS"].split()
+    assert "--max-model-len=960" in env_of(root)["VLLM_GUARD_ARGS"].split()  # 1024 - 5 %, in 16-token blocks
     assert len(events) == n
 
 

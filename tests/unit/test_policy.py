@@ -36,6 +36,14 @@ TABLE = [
         {},
         f(K.KV_CACHE_INSUFFICIENT, max_model_len=131072, estimated_max_model_len=32640),
         Action.CHANGE_FLAGS,
+        "max_model_len 131072 -> 31008",  # 5 % below it (kv_headroom), in whole 16-token blocks
+    ),
+    (
+        "kv: exactly vLLM's estimate with no headroom",
+        Target(model="/models/q", kv_headroom=0, flags=Flags(max_model_len=131072)),
+        {},
+        f(K.KV_CACHE_INSUFFICIENT, max_model_len=131072, estimated_max_model_len=32640),
+        Action.CHANGE_FLAGS,
         "max_model_len 131072 -> 32640",
     ),
     (
@@ -44,7 +52,7 @@ TABLE = [
         {},
         f(K.KV_CACHE_INSUFFICIENT, max_model_len=131072, kv_capacity_tokens=50000),
         Action.CHANGE_FLAGS,
-        "max_model_len 131072 -> 50000",
+        "max_model_len 131072 -> 47488",
     ),
     (
         "kv: no figure, half",
@@ -367,3 +375,30 @@ def test_an_unmoved_failure_never_takes_the_same_ladder_twice(
     assert not rungs or rungs[0] in first[kind]  # the first step follows the guess
     assert not set(first[kind]) & set(rungs[1:]), rungs  # that ladder did not move it: never again
     assert len(rungs) <= target.budget.max_remedies
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    est=st.integers(1, 1_000_000),
+    base=st.integers(16, 1_000_000),
+    headroom=st.floats(0, 0.5),
+    floor=st.none() | st.integers(16, 4096),
+)
+def test_the_kv_remedy_stays_at_or_below_vllms_estimate_and_leaves_the_headroom_asked(
+    est: int, base: int, headroom: float, floor: int | None
+) -> None:
+    try:
+        t = Target(
+            model="/m", kv_headroom=headroom, flags=Flags(max_model_len=base), floors=Floors(max_model_len=floor)
+        )
+    except ValueError:
+        return  # a floor above its base is refused by the config itself
+    d = decide(t, TargetState(), f(K.KV_CACHE_INSUFFICIENT, estimated_max_model_len=est), NOW)
+    lowest = t.floor("max_model_len")
+    if d.action is not Action.CHANGE_FLAGS:
+        return
+    new = d.current.flags.max_model_len if d.current else None
+    assert new is not None and lowest <= new < base
+    if new > lowest:  # the floor, where it is higher, wins over the estimate
+        assert new <= est * (1 - headroom) + 1e-6 and (headroom == 0 or new % 16 == 0)
+        assert est * (1 - headroom) - new < 16 or new == lowest

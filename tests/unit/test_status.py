@@ -6,9 +6,11 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.conftest import CliResult, write_config
+from vllm_guard.app.probe import models_view
 from vllm_guard.app.report import format_status, target_status
 from vllm_guard.app.statefile import StateStore
 from vllm_guard.consts import Paths
@@ -51,6 +53,33 @@ def test_the_flags_the_server_runs_with_are_told_apart_from_the_env_file() -> No
     )
     assert data["targets"][0]["running_flags"] == "--gpu-memory-utilization=0.8"
     assert "running with: --gpu-memory-utilization=0.8" in format_status(data)
+
+
+def _models(status: int, body: object) -> httpx.MockTransport:
+    return httpx.MockTransport(lambda req: httpx.Response(status, json=body))
+
+
+def test_status_tells_what_the_running_server_serves() -> None:
+    served = {"object": "list", "data": [{"id": "tiny", "root": "/models/tiny"}]}
+    view = models_view(TARGET, "/models/tiny", None, transport=_models(200, served))
+    assert view == {"url": "http://127.0.0.1:8000/v1/models", "root": "/models/tiny", "problem": None}
+    data = target_status(
+        CONFIG, _state(), systemd={"vllm-qwen.service": {"ActiveState": "active"}}, serving={"vllm-qwen.service": view}
+    )
+    assert "  /v1/models: serves the weights in /models/tiny" in format_status(data).splitlines()
+
+    other = {"object": "list", "data": [{"id": "tiny", "root": "/models/tiny-awq"}]}
+    view = models_view(TARGET, "/models/tiny", None, transport=_models(200, other))
+    assert view["root"] == "/models/tiny-awq" and "not the configured '/models/tiny'" in str(view["problem"])
+    view = models_view(TARGET, "/models/tiny", None, transport=_models(401, {"error": {"message": "Unauthorized"}}))
+    assert "API key" in str(view["problem"])
+
+    def refused(req: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("Connection refused", request=req)
+
+    view = models_view(TARGET, "/models/tiny", None, transport=httpx.MockTransport(refused))
+    data = target_status(CONFIG, _state(), serving={"vllm-qwen.service": view})
+    assert "  /v1/models: cannot connect: Connection refused (http://127.0.0.1:8000/v1/models)" in format_status(data)
 
 
 def test_a_guard_that_is_not_running_is_said_first() -> None:

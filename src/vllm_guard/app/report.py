@@ -61,8 +61,11 @@ def target_status(
     *,
     systemd: dict[str, dict[str, str]] | None = None,
     config_error: str | None = None,
+    serving: dict[str, dict[str, str | None]] | None = None,
 ) -> dict[str, Any]:
+    """``serving``: per unit file, what its running server answered on /v1/models (``probe.models_view``)."""
     systemd = systemd or {}
+    serving = serving or {}
     guard = systemd.get(GUARD_UNIT)
     out: list[dict[str, Any]] = []
     if config is None:  # an invalid config: what the state file knows
@@ -97,6 +100,7 @@ def target_status(
                 "base_model": t.model,
                 "flags": cur.flags.describe(),
                 "running_flags": running,
+                "serving": serving.get(t.unit_file),
                 "base_flags": t.flags.describe(),
                 "systemd": sd or None,
                 "degraded": cur.flags != t.flags or cur.model != t.model,
@@ -135,6 +139,11 @@ def format_status(data: dict[str, Any]) -> str:
             if t.get("flags"):
                 lines.append(f"  flags: {t['flags']}")
             continue
+        served = t.get("serving")
+        if served and served.get("problem"):
+            lines.append(f"  /v1/models: {served['problem']} ({served['url']})")
+        elif served:
+            lines.append(f"  /v1/models: serves the weights in {served['root']}")
         if t.get("running_flags"):
             lines.append(f"  running with: {t['running_flags']} (its next start uses the flags below)")
         if t["degraded"]:

@@ -450,15 +450,6 @@ def _wait_exit(proc: subprocess.Popen[bytes], timeout: float) -> None:
 # ---------------------------------------------------------------- vllm-guard inside the container
 
 
-def source_checkout() -> Path | None:
-    """The top of the source checkout this package runs from (it holds tests/emulator), or None."""
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        if (parent / "tests" / "emulator" / "vllm_emulator.py").is_file() and (parent / "units").is_dir():
-            return parent
-    return None
-
-
 def toml_value(value: Any) -> str:
     """A TOML literal for a str, bool, int, float, list or dict (inline table)."""
     if isinstance(value, bool):

@@ -31,10 +31,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vllm_guard.app import demo, sandbox
+    from vllm_guard.app import demo
+    from vllm_guard.checkout import source_checkout
 
     venv = None
     if args.real_vllm:
-        repo = sandbox.source_checkout()
+        repo = source_checkout()
         venv = (repo / ".venv-vllm") if repo is not None else Path(".venv-vllm")
     return demo.main(timeout_s=args.timeout, vllm_venv=venv)

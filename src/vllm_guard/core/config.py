@@ -173,6 +173,9 @@ class Target(_Model):
     stop_timeout_s: int = Field(default=120, ge=5)
     memory_max: str | None = None
     memory_high: str | None = None
+    # The KV-cache remedy sets max_model_len this fraction below vLLM's estimate: the estimate is the
+    # length at which exactly one request fills the cache (a concurrency of 1.00x).
+    kv_headroom: float = Field(default=0.05, ge=0, le=0.5)
     flags: Flags = Field(default_factory=Flags)
     floors: Floors = Field(default_factory=Floors)
     budget: Budget = Field(default_factory=Budget)

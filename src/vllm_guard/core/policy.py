@@ -5,8 +5,8 @@ Pure and deterministic: the same inputs give the same decision. Each kind has it
 ==========================  =================================================================================
 kind                        ladder (each failure moves one rung; floors and the budget always hold)
 ==========================  =================================================================================
-kv_cache_insufficient       max_model_len -> vLLM's own estimate, else the KV capacity it printed, else one
-                            step down (x0.5); never under the floor
+kv_cache_insufficient       max_model_len -> kv_headroom (5 %) below vLLM's own estimate, else below the KV
+                            capacity it printed, else one step down (x0.5); never under the floor
 cuda_oom_profile            util down by the allocation that failed (+0.01, at least 0.02); then
                             --enforce-eager; then further util steps
 cuda_oom_runtime            max_num_seqs x0.5; then max_num_batched_tokens x0.5; then util steps
@@ -107,6 +107,22 @@ def _fmt(v: float | int | None) -> str:
     if isinstance(v, float):
         return f"{v:.4f}".rstrip("0").rstrip(".")
     return str(v)
+
+
+KV_ROUND = 16  # vLLM's default KV block size (tokens): a length set below an estimate is rounded down to it
+
+
+def _headroom(tokens: int, headroom: float) -> int:
+    """A max_model_len ``headroom`` below a KV figure, rounded down to whole blocks (never above the figure)."""
+    if headroom <= 0:
+        return tokens
+    return max(KV_ROUND, int(tokens * (1 - headroom)) // KV_ROUND * KV_ROUND)
+
+
+def _headroom_words(headroom: float) -> str:
+    if headroom <= 0:
+        return ""
+    return f"; kv_headroom leaves {headroom:.0%} of it beyond one full-length request"
 
 
 def _util_step(failure: Failure) -> float:
@@ -334,9 +350,15 @@ def decide(target: Target, state: TargetState, failure: Failure, now: float, fac
         cap = failure.numbers.get("kv_capacity_tokens")
         asked = failure.numbers.get("max_model_len")
         if isinstance(est, (int, float)) and est > 0:
-            decision = ladder.max_len_to(int(est), f"vLLM estimated that the KV cache holds {int(est)} tokens")
+            decision = ladder.max_len_to(
+                _headroom(int(est), target.kv_headroom),
+                f"vLLM estimated that the KV cache holds {int(est)} tokens{_headroom_words(target.kv_headroom)}",
+            )
         elif isinstance(cap, (int, float)) and cap > 0:
-            decision = ladder.max_len_to(int(cap), f"vLLM printed a KV cache capacity of {int(cap)} tokens")
+            decision = ladder.max_len_to(
+                _headroom(int(cap), target.kv_headroom),
+                f"vLLM printed a KV cache capacity of {int(cap)} tokens{_headroom_words(target.kv_headroom)}",
+            )
         else:
             ref = cur.flags.max_model_len or (asked if isinstance(asked, int) else None) or facts.model_max_len
             if ref is not None:
