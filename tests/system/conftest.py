@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -32,6 +33,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             except Exception as err:  # the container may be gone: say so instead of hiding the failure
                 text = f"(could not read the container's journal: {err!r})"
             report.sections.append((f"container journal ({gb.box.name}, last {JOURNAL_LINES} lines)", text))
+
+
+@pytest.fixture(scope="session")
+def built_deb(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The .deb, built once per test session (the package tests and the first-day walk share it)."""
+    from tests.system.packages import build, build_deps_missing
+
+    reason = build_deps_missing()
+    if reason:
+        pytest.skip(reason)
+    return build("deb", tmp_path_factory.mktemp("deb"))
 
 
 @pytest.fixture

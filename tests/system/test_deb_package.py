@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.system.packages import INSIDE_PKG_DIR, REPO, build, build_deps_missing, package_box
+from tests.system.packages import INSIDE_PKG_DIR, REPO, package_box
 from tests.system.packages import sandbox_missing as _sandbox_missing
 from tests.unit.test_packaging import parse_catalog
 from vllm_guard import __version__
@@ -42,15 +42,6 @@ port = 8123
 max_model_len = 2048
 """
 GPUS = {"gpus": [{"index": 0, "name": "Emulated 24 GiB", "total_mib": 24576, "driver": "emulated", "processes": []}]}
-
-
-@pytest.fixture(scope="session")
-def built_deb(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The .deb, built once per test session."""
-    reason = build_deps_missing()
-    if reason:
-        pytest.skip(reason)
-    return build("deb", tmp_path_factory.mktemp("deb"))
 
 
 @pytest.fixture(scope="module")

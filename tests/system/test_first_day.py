@@ -7,7 +7,18 @@ import json
 
 import pytest
 
-from tests.system.harness import Q7, GuardBox, add_model, kinds, start, wait_for, wait_healthy
+from tests.system.harness import (
+    Q7,
+    GuardBox,
+    add_model,
+    event_names,
+    flag,
+    kinds,
+    settle,
+    start,
+    wait_for,
+    wait_healthy,
+)
 
 pytestmark = pytest.mark.system
 
@@ -82,3 +93,103 @@ def test_the_vllm_unit_needs_no_online_network_but_its_model_mounts(gbox: GuardB
     assert "network-online.target" not in shown["After"] + shown["Wants"], shown
     assert model in shown["RequiresMountsFor"].split(), shown
     assert kinds(gbox, UNIT) == []
+
+
+FLAGS = {"gpu_memory_utilization": 0.9, "max_model_len": 8192}
+
+
+def _doctor(gbox: GuardBox) -> dict[str, dict[str, str]]:
+    out = gbox.guard("doctor", "--config", gbox.config_path, "--json", "--no-vllm-check", check=False).stdout
+    return {f["ref"]: f for f in json.loads(out)["findings"]}
+
+
+def test_a_probe_helper_that_cannot_read_the_config_is_named_before_and_at_the_start(gbox: GuardBox) -> None:
+    # the unit runs as an account of its own; its ExecStartPost= probe reads the guard's config as that account
+    gbox.box.run("useradd", "--system", "--user-group", "--no-create-home", "--shell", "/usr/sbin/nologin", "vllmtest")
+    model = add_model(gbox, "qwen", Q7)
+    target = gbox.emulator_target(
+        unit=UNIT,
+        model=model,
+        port=PORT,
+        flags=FLAGS,
+        user="vllmtest",
+        group="vllmtest",
+        probe={"exec_start_post": True},
+    )
+    start(gbox, [target], start_units=False)
+    (gbox.host_dir / "config.toml").chmod(0o600)  # only root reads it: the guard does, the unit's user does not
+
+    check = gbox.guard("run", "--check", "--config", gbox.config_path, check=False)
+    assert check.returncode == 1, check.stderr
+    assert "error[unreadable-by-unit-user]" in check.stderr and "'vllmtest' cannot read the config" in check.stderr
+    assert "chmod o+r" in check.stderr
+    assert _doctor(gbox)["unreadable-by-unit-user"]["status"] == "fail"
+
+    gbox.box.systemctl("start", "--no-block", f"{UNIT}.service")
+    gave_up = wait_for(gbox, UNIT, "gave_up", timeout=90)
+    failure = gbox.events(UNIT, "failure_detected")[0]
+    assert failure["VLLM_GUARD_KIND"] == "bad_arguments", failure
+    assert "readable by that user" in failure["VLLM_GUARD_HINT"], failure
+    assert "remedy_applied" not in event_names(gbox, UNIT)
+    restarts = gbox.unit_state(UNIT)["NRestarts"]
+    settle(6)  # three RestartSec: no blind retries
+    assert gbox.unit_state(UNIT)["NRestarts"] == restarts
+    assert "readable by that user" in gave_up["VLLM_GUARD_REASON"], gave_up
+
+    (gbox.host_dir / "config.toml").chmod(0o644)  # fixed as the hint says
+    assert gbox.guard("run", "--check", "--config", gbox.config_path, check=False).returncode == 0
+    gbox.guard("reset", "--config", gbox.config_path, UNIT, "--restart", timeout=60)
+    wait_healthy(gbox, UNIT, timeout=90)
+
+
+def test_a_base_flag_edited_then_install_is_said_and_the_guard_starts_over_from_it(gbox: GuardBox) -> None:
+    model = add_model(gbox, "qwen", Q7)
+    start(gbox, [gbox.emulator_target(unit=UNIT, model=model, port=PORT, flags=FLAGS)])
+    wait_healthy(gbox, UNIT, timeout=60)
+    assert _doctor(gbox)["env"]["status"] == "ok"
+
+    config = gbox.host_dir / "config.toml"
+    config.write_text(config.read_text().replace("max_model_len = 8192", "max_model_len = 4096"))
+    installed = gbox.guard("install", "--config", gbox.config_path).stdout
+    assert f"kept /var/lib/vllm-guard/{UNIT}.env" in installed, installed
+    assert (
+        "starts over from them once it reloads (systemctl reload vllm-guard)" in installed
+        and "--reset-flags" in installed
+    )
+    # doctor no longer blames the guard for what a person changed
+    found = _doctor(gbox)
+    assert "env-changed" not in found
+    assert found["env-base-changed"]["status"] == "warn"
+    assert "systemctl reload vllm-guard" in found["env-base-changed"]["hint"]
+
+    gbox.box.systemctl("reload", "vllm-guard.service", timeout=60)
+    reset = wait_for(gbox, UNIT, "reset", timeout=30)
+    assert reset["VLLM_GUARD_REASON"] == "base config changed", reset
+    assert flag(gbox, UNIT, "max-model-len") == "4096"
+    assert _doctor(gbox)["env"]["status"] == "ok"
+    gbox.box.systemctl("restart", f"{UNIT}.service", timeout=60)
+    wait_healthy(gbox, UNIT, n=2, timeout=60)
+    assert "--max-model-len=4096" in gbox.events(UNIT, "verified_healthy")[1]["VLLM_GUARD_FLAGS_AFTER"]
+
+
+def test_metrics_without_node_exporters_folder_is_caught_before_the_start_and_said_loudly(gbox: GuardBox) -> None:
+    model = add_model(gbox, "qwen", Q7)
+    target = gbox.emulator_target(unit=UNIT, model=model, port=PORT, flags=FLAGS)
+    gbox.write_config({"metrics": True}, [target])
+    assert not gbox.box.exists("/var/lib/prometheus/node-exporter")
+
+    check = gbox.guard("run", "--check", "--config", gbox.config_path, check=False)
+    assert check.returncode == 1 and "error[metrics-folder-missing]" in check.stderr, check.stderr
+    assert "install prometheus-node-exporter" in check.stderr
+    assert _doctor(gbox)["metrics-folder-missing"]["status"] == "fail"
+
+    start(gbox, [target], guard={"metrics": True})  # started anyway: the guard runs, and says it loudly
+    wait_healthy(gbox, UNIT, timeout=60)
+
+    def warned() -> list[dict[str, object]] | None:
+        said = [e for e in gbox.box.journal("_SYSTEMD_UNIT=vllm-guard.service") if "cannot write metrics" in str(e)]
+        return said or None
+
+    line = gbox.box.wait_until("the metrics warning", warned, timeout=30)[0]
+    assert line["PRIORITY"] == "4", line  # warning, not info
+    assert "does not exist: install prometheus-node-exporter" in str(line["MESSAGE"]), line

@@ -845,6 +845,24 @@ SETUP_CASES = [
     ),
     pytest.param(
         [
+            "vllm-qwen.service: Failed to determine group credentials: No such process",
+            "vllm-qwen.service: Failed at step GROUP spawning /opt/vllm/bin/python: No such process",
+            "vllm-qwen.service: Main process exited, code=exited, status=216/GROUP",
+        ],
+        "Group=",
+        id="group",
+    ),
+    pytest.param(
+        [
+            "vllm-qwen.service: Changing to the requested working directory failed: No such file or directory",
+            "vllm-qwen.service: Failed at step CHDIR spawning /opt/vllm/bin/python: No such file or directory",
+            "vllm-qwen.service: Main process exited, code=exited, status=200/CHDIR",
+        ],
+        "WorkingDirectory=",
+        id="chdir",
+    ),
+    pytest.param(
+        [
             "vllm-qwen.service: Failed to load environment files: No such file or directory",
             "vllm-qwen.service: Failed to spawn 'start' task: No such file or directory",
         ],

@@ -240,6 +240,12 @@ CASES: list[tuple[str, Facts, str, str]] = [
         "warn",
     ),
     (
+        "env flags from before the base flags changed",
+        healthy(targets=(T(env_state="base_changed", env_detail="now: --max-model-len=8192"),)),
+        "env-base-changed",
+        "warn",
+    ),
+    (
         "config invalid",
         healthy(config_error="config.toml: target[0].port: bad", config_ref="invalid-config", targets=()),
         "invalid-config",
@@ -334,6 +340,21 @@ def build_root(root: Path, *, install: bool = True) -> None:
         write_rendered(files, paths.unit_dir, paths.state_dir)
 
 
+def _lowered_by_the_guard(root: Path, *, with_state: bool) -> None:
+    """Env flags that differ from the base ones; with_state: the guard wrote them (its state holds this base),
+    else they come from before the config's base flags changed (the guard never started from these)."""
+    from vllm_guard.app.config_load import load_config
+    from vllm_guard.app.statefile import StateStore
+    from vllm_guard.consts import Paths
+    from vllm_guard.core.state import State, TargetState, base_hash
+
+    paths = Paths(root)
+    (root / "var/lib/vllm-guard/vllm-qwen.env").write_text("VLLM_GUARD_ARGS=--gpu-memory-utilization=0.7\n")
+    if with_state:
+        target = load_config(paths, None).config.target[0]
+        StateStore(paths.state_file).save(State(targets={target.unit: TargetState(base_hash=base_hash(target))}))
+
+
 def doctor(cli: Callable[..., CliResult], root: Path, *extra: str) -> tuple[int, dict[str, Finding]]:
     r = cli("doctor", "--root", root, "--gpu", "24GiB", "--json", *extra)
     out = json.loads(r.out)
@@ -362,13 +383,8 @@ def test_doctor_on_a_fake_root(cli: Callable[..., CliResult], tmp_path: Path) ->
             "warn",
         ),
         (lambda r: (r / "var/lib/vllm-guard/vllm-qwen.env").unlink(), "env-missing", "fail"),
-        (
-            lambda r: (r / "var/lib/vllm-guard/vllm-qwen.env").write_text(
-                "VLLM_GUARD_ARGS=--gpu-memory-utilization=0.7\n"
-            ),
-            "env-changed",
-            "warn",
-        ),
+        (lambda r: _lowered_by_the_guard(r, with_state=True), "env-changed", "warn"),
+        (lambda r: _lowered_by_the_guard(r, with_state=False), "env-base-changed", "warn"),
         (lambda r: (r / "proc/sys/vm/swappiness").write_text("60\n"), "swap-swappiness", "warn"),
         (
             lambda r: (r / "etc/systemd/system/vllm-qwen.service").write_text(

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import errno
 import re
 import stat
 from pathlib import Path
 
 import pytest
 
-from vllm_guard.adapters.metrics import write_textfile
+from vllm_guard.adapters.metrics import metrics_write_error, write_textfile
 from vllm_guard.core.config import Flags
 from vllm_guard.core.metrics import (
     MetricsSnapshot,
@@ -166,3 +167,17 @@ def test_write_textfile_replaces_the_file_atomically(tmp_path: Path) -> None:
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
     # nothing but the file itself is left in the folder (node_exporter reads every *.prom there)
     assert [p.name for p in path.parent.iterdir()] == ["vllm_guard.prom"]
+
+
+@pytest.mark.parametrize(
+    ("err", "words"),
+    [
+        (FileNotFoundError(errno.ENOENT, "No such file or directory"), "install prometheus-node-exporter"),
+        (OSError(errno.EROFS, "Read-only file system"), "ReadWritePaths="),
+        (PermissionError(errno.EACCES, "Permission denied"), "not writable by root"),
+    ],
+)
+def test_a_textfile_that_cannot_be_written_says_what_to_do(err: OSError, words: str) -> None:
+    text = metrics_write_error(Path("/var/lib/prometheus/node-exporter/vllm_guard.prom"), err)
+    assert text.startswith(f"cannot write metrics to /var/lib/prometheus/node-exporter/vllm_guard.prom: {err.strerror}")
+    assert words in text and "run --check" in text

@@ -20,11 +20,13 @@ def _python(root: Path) -> str:
     return "/opt/vllm/bin/python3"
 
 
-def _config(root: Path, extra: str = "", *, command: str | None = None, user: str = "root") -> Path:
+def _config(
+    root: Path, extra: str = "", *, command: str | None = None, user: str = "root", group: str = "root"
+) -> Path:
     cmd = command or _python(root)
     return write_config(
         root,
-        f'[[target]]\nmodel = "/models/tiny"\nuser = "{user}"\ngroup = "root"\n'
+        f'[[target]]\nmodel = "/models/tiny"\nuser = "{user}"\ngroup = "{group}"\n'
         f'command = ["{cmd}", "-m", "vllm.entrypoints.openai.api_server"]\n{extra}',
     )
 
@@ -41,6 +43,7 @@ def test_a_sound_set_up_passes(fake_root: Path, cli: Callable[..., CliResult]) -
     [
         (lambda r: _config(r, command="/opt/nowhere/bin/python3"), "command-missing", "`command =`"),
         (lambda r: _config(r, user="no-such-user-here"), "user-missing", "useradd"),
+        (lambda r: _config(r, group="no-such-group-here"), "group-missing", "groupadd"),
         (
             lambda r: _config(r, "[target.probe]\nexec_start_post = true\n", user="nobody").chmod(0o600),
             "unreadable-by-unit-user",
@@ -49,7 +52,7 @@ def test_a_sound_set_up_passes(fake_root: Path, cli: Callable[..., CliResult]) -
         (lambda r: (r / "models/tiny").chmod(0o700) or _config(r, user="nobody"), "unreadable-by-unit-user", "o+rx"),
         (lambda r: _config(r, "[guard]\nmetrics = true\n"), "metrics-folder-missing", "prometheus-node-exporter"),
     ],
-    ids=["command", "user", "config-unreadable", "model-unreadable", "metrics-folder"],
+    ids=["command", "user", "group", "config-unreadable", "model-unreadable", "metrics-folder"],
 )
 def test_each_set_up_mistake_is_named_with_what_to_do(
     setup: Callable[[Path], object], ref: str, says: str, fake_root: Path, cli: Callable[..., CliResult]

@@ -1039,7 +1039,7 @@ class Daemon:
         g = self.loaded.config.guard
         if not g.metrics:
             return
-        from vllm_guard.adapters.metrics import write_textfile
+        from vllm_guard.adapters.metrics import metrics_write_error, write_textfile
         from vllm_guard.core.metrics import MetricsSnapshot, PressureSample, TargetSnapshot, flag_values
 
         targets = []
@@ -1069,7 +1069,8 @@ class Daemon:
         except OSError as err:
             if not self._metrics_error:
                 self._metrics_error = True
-                print(f"vllm-guard: warning: cannot write metrics to {path}: {err}", file=sys.stderr)
+                # <4>: journald files the line at warning priority (SyslogLevelPrefix=, on by default)
+                print(f"<4>vllm-guard: warning: {metrics_write_error(path, err)}", file=sys.stderr, flush=True)
 
     def _starting(self) -> bool:
         """Some unit is between its start and the start probe's verdict."""

@@ -23,6 +23,7 @@ from vllm_guard.core.doctor import (
     SwapFact,
     TargetFacts,
 )
+from vllm_guard.core.state import base_hash
 from vllm_guard.errors import GuardError
 
 
@@ -68,8 +69,14 @@ def _active(unit: str) -> bool | None:
 
 
 def _target_facts(
-    target: Target, loaded: Loaded, paths: Paths, rendered: dict[str, str], checks: Checks
+    target: Target,
+    loaded: Loaded,
+    paths: Paths,
+    rendered: dict[str, str],
+    checks: Checks,
+    guard_base: str | None = None,
 ) -> TargetFacts:
+    """``guard_base``: the hash of the base flags the guard last started from (state file), None if never."""
     folder_path = paths.under(target.model.lstrip("/"))
     model_error = None
     info = None
@@ -121,7 +128,8 @@ def _target_facts(
             if have_args == base_args:
                 env_state = "base"
             else:
-                env_state = "changed"
+                # the guard's own changes, or flags from before a person changed the config's base ones
+                env_state = "changed" if guard_base == base_hash(target) else "base_changed"
                 env_detail = f"now: {have_args or '(none)'}; base: {base_args}"
     active = _active(target.unit_file) if checks.units_active else None
     in_use = host.port_in_use(target.host, target.port) if checks.port else None
@@ -196,8 +204,15 @@ def gather(paths: Paths, explicit: Path | None, gpus: GpuReport, checks: Checks 
             rendered = {r.name: r.text for r in render_all(loaded, paths, with_api_keys=False)}
         except GuardError:
             rendered = {}
+        from vllm_guard.app.statefile import StateStore
+
+        try:
+            guard_state = StateStore(paths.state_file).load()
+        except GuardError:
+            guard_state = None
         for t in loaded.config.target:
-            targets.append(_target_facts(t, loaded, paths, rendered, c))
+            ts = guard_state.targets.get(t.unit) if guard_state is not None else None
+            targets.append(_target_facts(t, loaded, paths, rendered, c, ts.base_hash if ts else None))
         from vllm_guard.app.place import python_of
 
         python = python_of(loaded.config.target[0])

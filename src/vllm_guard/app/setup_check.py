@@ -8,6 +8,7 @@ is missing or not writable. Each is a doctor ``Finding`` with a kebab-case ref a
 
 from __future__ import annotations
 
+import grp
 import os
 import pwd
 import stat
@@ -47,6 +48,13 @@ def _user(name: str) -> pwd.struct_passwd | None:
         return None
 
 
+def _group(name: str) -> grp.struct_group | None:
+    try:
+        return grp.getgrnam(name)
+    except KeyError:
+        return None
+
+
 def target_findings(target: Target, loaded: Loaded, paths: Paths, *, vllm: bool = True) -> list[Finding]:
     """What would fail the unit's start for a reason no flag and no restart can fix."""
     out: list[Finding] = []
@@ -76,6 +84,17 @@ def target_findings(target: Target, loaded: Loaded, paths: Paths, *, vllm: bool 
                     f"install it there ({python} -m pip install vllm) or point `command =` at the venv that has it",
                 )
             )
+    if _group(target.group) is None:
+        out.append(
+            Finding(
+                "fail",
+                "group-missing",
+                f"{unit}: the unit's group {target.group!r} does not exist",
+                target.group,
+                f"create it (groupadd --system {target.group}) or set `group =` in the config to one that exists, "
+                "then `vllm-guard install`",
+            )
+        )
     user = _user(target.user)
     if user is None:
         out.append(

@@ -38,8 +38,8 @@ def starter_config(model: str, unit: str, port: int, max_context: int | None, se
     max_len = min(max_context, STARTER_MAX_MODEL_LEN) if max_context else STARTER_MAX_MODEL_LEN
     ctx = f"the model supports {max_context}" if max_context else "the model's context is unknown"
     return f"""\
-# vllm-guard configuration. Reference: README.md ("Configuration") and vllm-guard(8).
-# After editing: `vllm-guard install` (renders the units), then `systemctl restart vllm-guard`.
+# vllm-guard configuration. Every key: `man vllm-guard` (CONFIGURATION), /etc/vllm-guard/config.toml.example.
+# After editing: `vllm-guard run --check`, `vllm-guard install` (renders the units), `systemctl reload vllm-guard`.
 
 [guard]
 # metrics = true         # write node_exporter textfile metrics

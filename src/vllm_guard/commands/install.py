@@ -42,7 +42,8 @@ def run(args: argparse.Namespace) -> int:
     for env in kept:
         print(
             f"kept {paths.state_dir / env.name}: the guard owns the flags in it; when the config's base flags "
-            "changed, the running guard starts over from them by itself (--reset-flags writes them now)"
+            "changed, the running guard starts over from them once it reloads (systemctl reload vllm-guard); "
+            "--reset-flags writes them now"
         )
     if not args.no_reload:
         systemctl.daemon_reload()

@@ -102,7 +102,8 @@ class TargetFacts:
     folder: FolderFacts | None = None
     unit_state: Literal["matches", "differs", "missing"] | None = None
     unit_diff: str = ""
-    env_state: Literal["base", "changed", "missing"] | None = None
+    # changed: the guard lowered flags; base_changed: the config's base flags changed since the guard wrote it
+    env_state: Literal["base", "changed", "base_changed", "missing"] | None = None
     env_detail: str = ""
     unit_active: bool | None = None  # the vLLM unit itself is running (then its port is expected in use)
     port_in_use: bool | None = None
@@ -788,6 +789,17 @@ def unit_findings(f: Facts) -> list[Finding]:
                     f"{t.unit}.env differs from the base flags",
                     t.env_detail,
                     "the guard lowered flags after failures; `vllm-guard reset` restores the base ones",
+                )
+            )
+        elif t.env_state == "base_changed":
+            out.append(
+                Finding(
+                    "warn",
+                    "env-base-changed",
+                    f"{t.unit}.env holds flags from before the config's base flags changed",
+                    t.env_detail,
+                    "a running guard starts over from the new base flags when it reloads (`systemctl reload "
+                    "vllm-guard`); `vllm-guard install --reset-flags` writes them now",
                 )
             )
         elif t.env_state == "base":

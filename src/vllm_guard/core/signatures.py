@@ -500,6 +500,24 @@ SIGNATURES: tuple[Signature, ...] = (
         "`user =` in the config, then `vllm-guard install`",
     ),
     Signature(
+        "setup-group-missing",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        ("status=216/GROUP", "Failed to determine group credentials"),
+        Source("systemd", "src/core/execute.c", "exec_child (EXIT_GROUP)", "all"),
+        hint="the unit's Group= does not exist on this host: create the group (groupadd --system vllm) or fix "
+        "`group =` in the config, then `vllm-guard install`",
+    ),
+    Signature(
+        "setup-working-directory",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        ("status=200/CHDIR", "Changing to the requested working directory failed"),
+        Source("systemd", "src/core/execute.c", "exec_child (EXIT_CHDIR)", "all"),
+        hint="the unit's WorkingDirectory= is missing or not reachable for its user: create it, or fix the "
+        "drop-in that sets it",
+    ),
+    Signature(
         "setup-env-file-missing",
         K.BAD_ARGUMENTS,
         ROOT,
