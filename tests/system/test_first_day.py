@@ -137,7 +137,8 @@ def test_a_probe_helper_that_cannot_read_the_config_is_named_before_and_at_the_s
     assert "readable by that user" in gave_up["VLLM_GUARD_REASON"], gave_up
 
     (gbox.host_dir / "config.toml").chmod(0o644)  # fixed as the hint says
-    assert gbox.guard("run", "--check", "--config", gbox.config_path, check=False).returncode == 0
+    fixed = gbox.guard("run", "--check", "--config", gbox.config_path, check=False)
+    assert "unreadable-by-unit-user" not in fixed.stderr, fixed.stderr
     gbox.guard("reset", "--config", gbox.config_path, UNIT, "--restart", timeout=60)
     wait_healthy(gbox, UNIT, timeout=90)
 
@@ -193,3 +194,52 @@ def test_metrics_without_node_exporters_folder_is_caught_before_the_start_and_sa
     line = gbox.box.wait_until("the metrics warning", warned, timeout=30)[0]
     assert line["PRIORITY"] == "4", line  # warning, not info
     assert "does not exist: install prometheus-node-exporter" in str(line["MESSAGE"]), line
+
+
+def test_the_small_things_a_new_sysadmin_meets(gbox: GuardBox) -> None:
+    model = add_model(gbox, "qwen", Q7)
+    kv = {"gpu_memory_utilization": 0.7, "max_model_len": 32768}  # the KV cache holds 30240 tokens: healed once
+    start(gbox, [gbox.emulator_target(unit=UNIT, model=model, port=PORT, flags=kv)])
+    wait_healthy(gbox, UNIT, timeout=60)
+
+    # a person's restart is told apart from a failure in the history
+    gbox.box.systemctl("restart", f"{UNIT}.service", timeout=60)
+    wait_healthy(gbox, UNIT, n=2, timeout=60)
+    history = gbox.guard("history", "--config", gbox.config_path, UNIT).stdout
+    assert "kv_cache_insufficient" in history and "stopped by a person" in history, history
+    assert "none (unknown)" not in history
+
+    # classify over the unit's journal and a file that is not there: the verdict of the one it can read, exit 66
+    dump = gbox.box.run("journalctl", "--no-pager", "-o", "cat", "-u", f"{UNIT}.service").stdout
+    gbox.box.write("/root/vllm-emu.log", dump)
+    out = gbox.guard("classify", "/root/vllm-emu.log", "/root/not-there.log", check=False)
+    assert out.returncode == 66, out
+    assert "kv_cache_insufficient" in out.stdout and "not-there.log" in out.stderr
+
+    # a mistyped key and a quoted port are named with what to do; the man page, not a README, is pointed to
+    config = gbox.host_dir / "config.toml"
+    good = config.read_text()
+    config.write_text(good.replace("max_model_len", "max_model_lenght"))
+    check = gbox.guard("run", "--check", "--config", gbox.config_path, check=False)
+    assert check.returncode == 78 and "did you mean 'max_model_len'" in check.stderr, check.stderr
+    assert "man vllm-guard" in check.stderr and "README" not in check.stderr
+    config.write_text(good.replace(f"port = {PORT}", f'port = "{PORT}"'))
+    check = gbox.guard("run", "--check", "--config", gbox.config_path, check=False)
+    assert check.returncode == 78 and "port" in check.stderr, check.stderr
+    config.write_text(good)
+
+    # `plan --gpu auto` where no GPU can be read: 69 (unavailable), not a usage error
+    no_gpu = gbox.box.run(
+        gbox.python,
+        "-m",
+        "vllm_guard",
+        "plan",
+        "--model",
+        model,
+        "--gpu",
+        "auto",
+        check=False,
+        env={"PYTHONPATH": str(gbox.repo / "src")},
+    )
+    assert no_gpu.returncode == 69, no_gpu.stdout + no_gpu.stderr
+    assert "hint:" in no_gpu.stderr

@@ -121,13 +121,19 @@ def test_a_sysadmins_first_day_from_the_package(box: Container, built_deb: Path)
     )
     edit_config(box, "gpu_memory_utilization = 0.9      # vLLM's default", "gpu_memory_utilization = 0.7")
     edit_config(box, "restart_sec = 10 ", "restart_sec = 3 ")
-    guard(box, "run", "--check")
+    # the set-up check before the first start: the one thing it finds is the stand-in itself (no vLLM in it)
+    out = guard(box, "run", "--check", code=1)
+    assert "error[vllm-not-installed]" in out and out.count("error[") == 1, out
 
     # -- doctor before the first install: what is missing is what `install` writes, and every finding that is
     # not "ok" says what to do
-    report = json.loads(guard(box, "doctor", "--json", "--no-vllm-check", code=2))
+    # (no GPU here: doctor plans for a 24 GiB card; the emulator's model folder holds config.json only)
+    report = json.loads(guard(box, "doctor", "--json", "--no-vllm-check", "--gpu", "24GiB", code=2))
     found = {f["ref"]: f for f in report["findings"]}
-    assert {r for r, f in found.items() if f["status"] == "fail"} == {"unit-missing", "env-missing"}, found
+    failed = {r for r, f in found.items() if f["status"] == "fail"}
+    # and it predicts the failure the walk set up: the KV cache cannot hold 32768 tokens at 0.7 of 24 GiB
+    assert failed == {"unit-missing", "env-missing", "model-no-weights", "model-kv-too-small"}, found
+    assert "lower max_model_len" in found["model-kv-too-small"]["hint"]
     assert all(f["hint"] for f in found.values() if f["status"] != "ok"), found
     assert "`vllm-guard install`" in found["unit-missing"]["hint"]
 

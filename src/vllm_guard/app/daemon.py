@@ -336,6 +336,7 @@ class Daemon:
         if r.invocation_id:
             fields["INVOCATION_ID"] = r.invocation_id
         if r.action in (Action.CHANGE_FLAGS, Action.SWITCH_MODEL):
+            fields["ENV_FILE"] = str(self.paths.env_file_on_host(target.unit))
             self.emit(EventKind.REMEDY_APPLIED, f"{target.unit_file}: {r.change} ({r.reason})", target, **fields)
         elif r.action == Action.GIVE_UP:
             self.emit(EventKind.GAVE_UP, f"{target.unit_file}: stopped restarting: {r.reason}", target, **fields)

@@ -60,6 +60,7 @@ FIELDS = {
     "FLAGS_BEFORE": "the tunable flags before the remedy",
     "FLAGS_AFTER": "the tunable flags after the remedy",
     "CHANGE": "what the remedy changed, in words",
+    "ENV_FILE": "the env file the guard rewrote (the vLLM unit's EnvironmentFile=)",
     "EVIDENCE": "the log line(s) the verdict rests on",
     "HINT": "what a person should do",
     "REASON": "why the guard decided what it decided",
