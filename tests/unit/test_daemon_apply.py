@@ -3,6 +3,7 @@ guard, finishes the step exactly once (the env file right, one remedy recorded, 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -524,7 +525,7 @@ def test_reset_clears_the_budget_so_the_guard_remedies_again(root: Path, capsys:
     d.reconcile()
     d.on_event(AttemptEnded(attempt(KV_LINES, "inv-1")))
     d.flush_held(force=True)
-    d.on_event(AttemptEnded(attempt(KV_LINES, "inv-2")))
+    d.on_event(AttemptEnded(_at(attempt(KV_LINES, "inv-2"), NOW + 1, NOW + 5)))  # a start on the new flags
     d.flush_held(force=True)
     assert events[-1].kind is EventKind.GAVE_UP
     assert "budget spent" in events[-1].fields["REASON"]
@@ -537,7 +538,7 @@ def test_reset_clears_the_budget_so_the_guard_remedies_again(root: Path, capsys:
     ts = d.state.targets["vllm-qwen"]
     assert ts.gave_up is None and len(ts.remedies) >= 1  # the history stays
 
-    d.on_event(AttemptEnded(attempt(KV_LINES, "inv-3")))
+    d.on_event(AttemptEnded(_at(attempt(KV_LINES, "inv-3"), NOW + 10, NOW + 15)))  # on the base flags again
     d.flush_held(force=True)
     assert events[-1].kind is EventKind.REMEDY_APPLIED, [e.kind for e in events]
 
@@ -652,3 +653,42 @@ def test_an_oom_under_load_then_exit_0_gets_new_flags_and_a_start(root: Path) ->
     assert events[0].fields["KIND"] == "cuda_oom_runtime"
     assert "--max-num-seqs=" in env_of(root)["VLLM_GUARD_ARGS"]
     assert ("start", "vllm-qwen.service") in sc.calls
+
+
+def _at(a: Attempt, started: float, ended: float) -> Attempt:
+    return dataclasses.replace(a, started_us=int(started * 1e6), ended_us=int(ended * 1e6))
+
+
+def test_a_failure_of_an_attempt_that_ran_on_flags_already_stepped_past_is_not_remedied_again(root: Path) -> None:
+    """Two starts on the base flags failed while the guard was down (systemd restarted the first on the same env
+    file). The guard, back, steps once for the first; the second ran on the flags that step replaced, so it is
+    no evidence against the new ones: no second step, no give-up. A start after the step is judged as usual."""
+    sc, events = FakeSystemctl(), []
+    clock = {"now": NOW}
+    deps = Deps(
+        systemctl=sc, send=events.append, clock=lambda: clock["now"], gpus=lambda: None, notifier=Notifier(address="")
+    )
+    d = Daemon(Paths(root), None, deps)
+    d.reconcile()
+    d.on_event(AttemptEnded(_at(attempt(KV_LINES, "inv-a"), NOW - 20, NOW - 15)))
+    d.flush_held(force=True)
+    d.on_event(AttemptEnded(_at(attempt(KV_LINES, "inv-b"), NOW - 10, NOW - 5)))
+    d.flush_held(force=True)
+
+    ts = d.state.targets["vllm-qwen"]
+    assert "--max-model-len=960" in env_of(root)["VLLM_GUARD_ARGS"].split()
+    assert [r.change for r in ts.remedies] == ["max_model_len 4096 -> 960"]
+    assert ts.gave_up is None
+    by_id = {a.invocation_id: a for a in ts.attempts}
+    assert by_id["inv-a"].ran_flags is not None and "--max-model-len=4096" in by_id["inv-a"].ran_flags
+    assert by_id["inv-b"].action == "superseded" and by_id["inv-b"].ran_flags == by_id["inv-a"].ran_flags
+    assert "inv-b" in ts.handled
+
+    # the next start read the new file: its failure is judged on the flags it ran with
+    clock["now"] = NOW + 30
+    lines = tuple(line.replace("(4096)", "(960)").replace("is 1024.", "is 512.") for line in KV_LINES)
+    d.on_event(AttemptEnded(_at(attempt(lines, "inv-c"), NOW + 12, NOW + 25)))
+    d.flush_held(force=True)
+    assert by_id["inv-a"].ran_flags != d.state.targets["vllm-qwen"].attempts[-1].ran_flags
+    assert "--max-model-len=480" in env_of(root)["VLLM_GUARD_ARGS"].split()
+    assert len(d.state.targets["vllm-qwen"].remedies) == 2

@@ -219,6 +219,15 @@ class Daemon:
         atomic_write(path, text, mode=0o600)
         return True
 
+    def _log_env_file(self, target: Target, ts: TargetState) -> None:
+        """The env file holds the current flags since it was last written (its mtime: `install` may have
+        written it long before the guard started)."""
+        if ts.current is None:
+            return
+        with contextlib.suppress(OSError):
+            ts.log_env(self.paths.env_file(target.unit).stat().st_mtime, ts.current)
+            self.dirty = True
+
     # -- start-up --
 
     def reconcile(self) -> None:
@@ -246,6 +255,7 @@ class Daemon:
                 ts.flags_where = None
                 ts.pending = None
                 self.write_env(t, ts.current)
+                self._log_env_file(t, ts)
                 self.dirty = True
             elif ts.current is None:
                 ts.current = base_current(t)
@@ -257,6 +267,8 @@ class Daemon:
                     self.begin_where_it_runs(t, ts, gpus)
                 if not self.paths.env_file(t.unit).exists():
                     self.write_env(t, ts.current)
+            if not ts.env_log:
+                self._log_env_file(t, ts)
         for unit in list(self.state.targets):
             if self.target_of(unit) is None:
                 del self.state.targets[unit]
@@ -279,6 +291,7 @@ class Daemon:
             return
         ts.current = move.current
         self.write_env(t, move.current)
+        self._log_env_file(t, ts)
         self.emit(
             EventKind.RESET,
             f"{t.unit_file}: {move.reason}",
@@ -298,6 +311,7 @@ class Daemon:
         unit = target.unit_file
         if p.current is not None:
             self.write_env(target, p.current)
+            ts.log_env(p.at, p.current)  # from the intent's time on: no start after it reads the old file
         if p.stop_unit:
             if not ts.guard_stopped:
                 ts.guard_stopped = True
@@ -483,6 +497,9 @@ class Daemon:
             evidence=list(failure.evidence)[:5],
             hint=failure.hint,
         )
+        ran = ts.ran_with(rec.started)
+        if ran is not None:
+            rec.ran_model, rec.ran_flags = ran.model, ran.flags
         ts.remember_attempt(rec)
         self.dirty = True
         if attempt.stop_requested or ts.stopped_by_person or ts.guard_stopped:
@@ -562,6 +579,28 @@ class Daemon:
                 current=back,
             )
             return
+        if failure.kind.is_memory and self._ran_on_older_flags(ts, invocation_id):
+            # The attempt started on flags the guard has stepped past since (it was down, or systemd restarted
+            # before the step was taken): its failure says nothing about the flags in the env file now.
+            rec = ts.last_failure
+            if rec is not None:
+                rec.action = "superseded"
+            if exited_cleanly:  # Restart=on-failure will not start it: the guard does, on the current flags
+                self.plan(
+                    target,
+                    ts,
+                    invocation_id=invocation_id,
+                    kind=failure.kind.value,
+                    action="start",
+                    reason="the failed attempt ran on flags the guard has stepped past "
+                    f"({rec.ran_flags if rec else 'unknown'})",
+                    change="started it on the current flags",
+                    start_unit=True,
+                )
+            else:
+                ts.mark_handled(invocation_id)
+                self.dirty = True
+            return
         facts = Facts(platform=ts.platform, model_max_len=self._model_max_len(ts), unmoved=unmoved(ts.attempts))
         d: Decision = decide(target, ts, failure, self.now(), facts)
         rec = ts.last_failure
@@ -614,6 +653,14 @@ class Daemon:
             stop_unit=stop,
             start_unit=start,
         )
+
+    @staticmethod
+    def _ran_on_older_flags(ts: TargetState, invocation_id: str | None) -> bool:
+        """The attempt is known to have started on other flags than the env file holds now."""
+        rec = next((a for a in reversed(ts.attempts) if a.invocation_id == invocation_id), None)
+        if rec is None or rec.ran_flags is None or ts.current is None:
+            return False
+        return (rec.ran_model, rec.ran_flags) != (ts.current.model, ts.current.flags.describe())
 
     def budget_used(self, target: Target, ts: TargetState) -> int | None:
         """The remedies used in the budget window when the budget is spent, else None."""

@@ -58,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
         ts.pending = None
         ts.waiting_vram_since = None
         text = render_env(target, model=target.model, flags=target.flags, api_key=read_api_key(target, paths))
+        ts.log_env(ts.budget_from, ts.current)  # no earlier than the guard's last entries, as the budget
         atomic_write(paths.env_file(target.unit), text, mode=0o600)
         store.save(state)
     try:

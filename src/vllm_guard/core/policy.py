@@ -69,12 +69,15 @@ def unmoved(attempts: list[AttemptRecord]) -> str | None:
     evidence) on both sides of a flag change mean the change did not touch what ran out. A failure that moved
     (another phase, another allocation) is progress on its ladder. Returns how it stayed, or None.
     """
-    failed = [a for a in attempts if a.kind != FailureKind.NONE.value]
+    # an attempt that ran on flags already stepped past ("superseded") says nothing about the step
+    failed = [a for a in attempts if a.kind != FailureKind.NONE.value and a.action != "superseded"]
     if len(failed) < 2:
         return None
     before, now = failed[-2], failed[-1]
     if before.action not in (Action.CHANGE_FLAGS.value, Action.SWITCH_MODEL.value):
         return None
+    if before.ran_flags is not None and (before.ran_model, before.ran_flags) == (now.ran_model, now.ran_flags):
+        return None  # both ran on the same flags: the change has not been tried yet
     if (before.kind, before.phase) != (now.kind, now.phase):
         return None
     alloc_before, alloc_now = before.numbers.get("alloc_bytes"), now.numbers.get("alloc_bytes")

@@ -61,6 +61,20 @@ class AttemptRecord(_M):
     evidence: list[str] = Field(default_factory=list)
     hint: str = ""
     action: str | None = None
+    # the model and flags the attempt started with (the env file at its start), None where not known
+    ran_model: str | None = None
+    ran_flags: str | None = None
+
+
+class EnvWrite(_M):
+    """The env file's content from ``at`` on: what a start at or after that moment ran with."""
+
+    at: float
+    model: str
+    flags: str  # Flags.describe()
+
+
+ENV_LOG_LIMIT = 32
 
 
 class Pending(_M):
@@ -117,6 +131,26 @@ class TargetState(_M):
     platform: str | None = None  # "cuda", "cpu", ... as vLLM printed it
     step_back_from: Current | None = None  # trying the base flags again; return here at once if that fails
     budget_from: float | None = None  # `vllm-guard reset` cleared the budget: remedies before this do not count
+    env_log: list[EnvWrite] = Field(default_factory=list)  # each content the env file held, from when
+
+    def log_env(self, at: float, current: Current) -> None:
+        """The env file holds ``current`` from ``at`` on (logged only when it differs from the last entry)."""
+        flags = current.flags.describe()
+        last = self.env_log[-1] if self.env_log else None
+        if last is not None and (last.model, last.flags) == (current.model, flags):
+            return
+        self.env_log.append(EnvWrite(at=at, model=current.model, flags=flags))
+        del self.env_log[:-ENV_LOG_LIMIT]
+
+    def ran_with(self, started: float | None) -> EnvWrite | None:
+        """What the env file held when a start at ``started`` read it; None when the log does not reach back."""
+        if started is None:
+            return None
+        found: EnvWrite | None = None
+        for e in self.env_log:  # the latest write at or before the start; of equal times, the one logged last
+            if e.at <= started and (found is None or e.at >= found.at):
+                found = e
+        return found
 
     def remember_attempt(self, rec: AttemptRecord) -> None:
         self.attempts = [a for a in self.attempts if a.invocation_id != rec.invocation_id]
