@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from tests.system.harness import (
@@ -40,23 +38,6 @@ def test_bad_arguments_no_flag_change_and_no_restart_loop(gbox: GuardBox) -> Non
     assert "remedy_applied" not in event_names(gbox, UNIT)
     assert gbox.starts(UNIT) == starts <= 2
     assert gbox.unit_state(UNIT)["ActiveState"] in ("inactive", "failed")
-
-
-def test_missing_model_gives_up_after_one_start(gbox: GuardBox) -> None:
-    model = add_model(gbox, "qwen", Q7)
-    target = gbox.emulator_target(unit=UNIT, model=model, port=PORT, flags=FLAGS)
-    start(gbox, [target], start_units=False)
-    shutil.rmtree(gbox.host_dir / "models" / "qwen")  # the disk with the model is gone
-    before = gbox.flags(UNIT)
-    gbox.box.systemctl("start", "--no-block", f"{UNIT}.service")
-
-    wait_for(gbox, UNIT, "gave_up")
-    settle(6)
-
-    assert kinds(gbox, UNIT)[0] == "model_load_error"
-    assert gbox.flags(UNIT) == before
-    assert gbox.starts(UNIT) == 1
-    assert "remedy_applied" not in event_names(gbox, UNIT)
 
 
 def test_port_in_use_is_transient_and_heals_once_freed(gbox: GuardBox) -> None:

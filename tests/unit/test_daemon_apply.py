@@ -692,3 +692,58 @@ def test_a_failure_of_an_attempt_that_ran_on_flags_already_stepped_past_is_not_r
     assert by_id["inv-a"].ran_flags != d.state.targets["vllm-qwen"].attempts[-1].ran_flags
     assert "--max-model-len=480" in env_of(root)["VLLM_GUARD_ARGS"].split()
     assert len(d.state.targets["vllm-qwen"].remedies) == 2
+
+
+MODEL_GONE_LINES = (
+    "OSError: Can't load the configuration of '/models/later'. If you were trying to load it from "
+    "'https://huggingface.co/models', make sure you don't have a local directory with the same name.",
+)
+
+
+def test_a_target_whose_model_is_not_there_waits_for_it_and_is_started_once_it_is(fake_root: Path) -> None:
+    import shutil
+
+    write_config(
+        fake_root,
+        '[[target]]\nmodel = "/models/later"\nuser = "root"\n[target.flags]\nmax_model_len = 4096\n'
+        '[[target]]\nunit = "vllm-other"\nport = 8001\nmodel = "/models/tiny"\nuser = "root"\n',
+    )
+    sc, events = FakeSystemctl(), []
+    d = make(fake_root, sc, events)  # no config error: the folder may be a mount that comes later
+    d.reconcile()
+    waiting = [e for e in events if e.kind is EventKind.TARGET_WAITING]
+    assert len(waiting) == 1 and waiting[0].fields["UNIT"] == "vllm-qwen.service"
+    assert waiting[0].fields["REASON"] == "/models/later does not exist"
+    assert EventKind.TARGET_WAITING.priority == 4
+    ts = d.state.targets["vllm-qwen"]
+    assert ts.waiting == "/models/later does not exist"
+    assert "vllm-qwen: waiting for its files" in d.status_line() and "vllm-other: watching" in d.status_line()
+
+    # its unit was started anyway (at boot, before the mount): no remedy, no give-up, no blind restarts
+    d.on_event(AttemptEnded(attempt(MODEL_GONE_LINES)))
+    d.flush_held(force=True)
+    assert [e.kind for e in events].count(EventKind.TARGET_WAITING) == 1  # said once
+    assert EventKind.GAVE_UP not in [e.kind for e in events] and ts.remedies == []
+    assert ("stop", "vllm-qwen.service") in sc.calls and ts.waiting_stopped
+    assert ts.attempts[-1].action == "waiting"
+
+    d.timers()  # still not there: nothing happens
+    assert ("start", "vllm-qwen.service") not in sc.calls
+    shutil.copytree(fake_root / "models/tiny", fake_root / "models/later")
+    d.live["vllm-qwen"].next_files_check = 0.0
+    d.timers()
+    ready = [e for e in events if e.kind is EventKind.TARGET_READY]
+    assert len(ready) == 1 and "because /models/later does not exist" in ready[0].fields["REASON"]
+    assert sc.calls[-2:] == [("reset-failed", "vllm-qwen.service"), ("start", "vllm-qwen.service")]
+    assert ts.waiting is None and not ts.waiting_stopped and not ts.guard_stopped
+    assert "vllm-qwen: watching" in d.status_line()
+
+
+def test_a_model_folder_that_is_there_but_invalid_keeps_the_target_waiting_with_the_reason(fake_root: Path) -> None:
+    write_config(fake_root, '[[target]]\nmodel = "/models/later"\nuser = "root"\n')
+    (fake_root / "models/later").mkdir(parents=True)  # mounted, but config.json is not there
+    sc, events = FakeSystemctl(), []
+    d = make(fake_root, sc, events)
+    d.reconcile()
+    ts = d.state.targets["vllm-qwen"]
+    assert ts.waiting == "/models/later holds no config.json (not mounted yet?)"

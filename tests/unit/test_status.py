@@ -117,3 +117,9 @@ def test_history_tells_a_persons_restart_from_a_failure() -> None:
     assert "attempt aaaa1111: stopped by a person (result success)" in text
     assert "none (unknown)" not in text
     assert "attempt bbbb2222: port_in_use" in text
+
+
+def test_a_target_waiting_for_its_model_says_so_and_why() -> None:
+    data = target_status(CONFIG, _state(waiting="/models/tiny does not exist"), systemd={})
+    assert data["targets"][0]["state"] == "waiting for its files (/models/tiny does not exist)"
+    assert "vllm-qwen.service: waiting for its files (/models/tiny does not exist)" in format_status(data)

@@ -49,8 +49,14 @@ def config_files(paths: Paths, explicit: Path | None = None) -> list[Path]:
     return files
 
 
-def load_config(paths: Paths, explicit: Path | None = None, *, check_files: bool = True) -> Loaded:
-    """Read, layer and validate the configuration; raise ConfigError on any problem."""
+def load_config(
+    paths: Paths, explicit: Path | None = None, *, check_files: bool = True, absent_ok: bool = False
+) -> Loaded:
+    """Read, layer and validate the configuration; raise ConfigError on any problem.
+
+    ``absent_ok``: a target whose model folder, fallback folder or key file is not there (yet) is not an
+    error; its files are checked once they are (``absent_paths``, ``check_target_files``).
+    """
     files = config_files(paths, explicit)
     if not files:
         raise ConfigError(
@@ -71,8 +77,24 @@ def load_config(paths: Paths, explicit: Path | None = None, *, check_files: bool
     loaded = Loaded(config=config, files=files, origin=origin)
     if check_files:
         for i, target in enumerate(config.target):
-            check_target_files(target, i, paths, loaded)
+            if not (absent_ok and absent_paths(target, paths)):
+                check_target_files(target, i, paths, loaded)
     return loaded
+
+
+def absent_paths(target: Target, paths: Paths) -> list[str]:
+    """What of the target's model folders and key file is not there yet, in words (a mount not made yet: the
+    folder missing, or an empty mount point without its config.json); empty when all is there."""
+    out = []
+    for model in [target.model, *(fb.model for fb in target.fallback)]:
+        folder = paths.under(model.lstrip("/"))
+        if not folder.is_dir():
+            out.append(f"{model} does not exist")
+        elif not (folder / "config.json").exists():
+            out.append(f"{model} holds no config.json (not mounted yet?)")
+    if target.api_key_file is not None and not paths.under(target.api_key_file.lstrip("/")).exists():
+        out.append(f"{target.api_key_file} does not exist")
+    return out
 
 
 def _read_toml(f: Path) -> dict[str, Any]:

@@ -26,7 +26,15 @@ from vllm_guard import __version__
 from vllm_guard.adapters import systemctl as systemctl_adapter
 from vllm_guard.adapters.files import atomic_write, read_text_or_none
 from vllm_guard.adapters.notify import Notifier, watchdog_interval_s
-from vllm_guard.app.config_load import Loaded, load_config, max_context, read_api_key, read_model_config
+from vllm_guard.app.config_load import (
+    Loaded,
+    absent_paths,
+    check_target_files,
+    load_config,
+    max_context,
+    read_api_key,
+    read_model_config,
+)
 from vllm_guard.app.gpus import Gpu, describe_holders, read_gpus, why_no_gpus
 from vllm_guard.app.place import where_now
 from vllm_guard.app.statefile import StateStore
@@ -64,10 +72,12 @@ from vllm_guard.core.state import (
     base_hash,
 )
 from vllm_guard.core.where import Where, begin_after_move, known_good_key
+from vllm_guard.errors import GuardError
 
 MAX_ENTRIES_PER_TURN = 2000  # bounded work per turn: ~20 ms of decoding at the measured rate (bench/)
 IDLE_WAKE_S = 5.0  # longest sleep with nothing due: timers are re-checked at least this often
 VRAM_POLL_S = 2.0  # how often to look at GPU memory while waiting for it
+FILES_POLL_S = 2.0  # how often a waiting target's model folder is looked for (a stat() or two)
 VRAM_MARGIN_MIB = 256  # free memory beyond util x total before a start is let go
 # Without a GPU view the wait retries the unit unchanged: after RestartSec, then doubling, at most this apart,
 # so a start follows memory that came back within half a minute (the guard cannot see it come back).
@@ -140,6 +150,7 @@ class _Live:
     ended: str | None = None  # the invocation systemd last reported ended
     fast_until: float = 0.0  # monotonic time until which the loop looks at the journal every FAST_POLL_S
     next_vram_check: float = 0.0
+    next_files_check: float = 0.0
 
 
 class Daemon:
@@ -148,7 +159,7 @@ class Daemon:
         self.config_path = config_path
         self.deps = deps or Deps()
         self.store = StateStore(paths.state_file)
-        self.loaded: Loaded = load_config(paths, config_path)
+        self.loaded: Loaded = load_config(paths, config_path, absent_ok=True)
         self.state: State = self.store.load()
         self.live: dict[str, _Live] = {t.unit: _Live() for t in self.targets}
         self.dirty = False
@@ -228,6 +239,64 @@ class Daemon:
             ts.log_env(self.paths.env_file(target.unit).stat().st_mtime, ts.current)
             self.dirty = True
 
+    # -- files a target waits for --
+
+    def watch_files(self, target: Target, ts: TargetState) -> bool:
+        """Whether the target's model folders and key file are there and valid. When not, the target waits
+        (said once, in a target_waiting event); when they come back, it is guarded again and the unit the
+        guard stopped meanwhile is started."""
+        absent = absent_paths(target, self.paths)
+        why: str | None = None
+        if absent:
+            why = "; ".join(absent)
+        else:
+            try:
+                check_target_files(target, self.targets.index(target), self.paths, self.loaded)
+            except GuardError as err:
+                why = f"{err.message} ({err.hint})" if err.hint else err.message
+        unit = target.unit_file
+        if why is None:
+            if ts.waiting is not None:
+                was, ts.waiting = ts.waiting, None
+                self.dirty = True
+                started = ""
+                if ts.waiting_stopped:
+                    ts.waiting_stopped = ts.guard_stopped = False
+                    with contextlib.suppress(GuardError, OSError):
+                        self.deps.systemctl.reset_failed(unit)
+                        self.deps.systemctl.start(unit)
+                        started = "; started it"
+                self.emit(
+                    EventKind.TARGET_READY,
+                    f"{unit}: its files are there, guarding it again{started}",
+                    target,
+                    REASON=f"it was waiting because {was}",
+                )
+            return True
+        if ts.waiting != why:
+            ts.waiting = why
+            self.dirty = True
+            self.emit(
+                EventKind.TARGET_WAITING,
+                f"{unit}: waiting for its files: {why}",
+                target,
+                REASON=why,
+                HINT="mount or copy the model there (the guard checks every few seconds), or fix the path in the "
+                "config and `systemctl reload vllm-guard`",
+            )
+        return False
+
+    def _wait_for_files(self, target: Target, ts: TargetState, rec: AttemptRecord, invocation_id: str) -> None:
+        """A start of a target whose files are missing failed: no remedy, no blind restarts; stop it until they
+        are there."""
+        rec.action = "waiting"
+        ts.mark_handled(invocation_id)
+        ts.guard_stopped = ts.waiting_stopped = True
+        self.dirty = True
+        self.save()
+        with contextlib.suppress(GuardError, OSError):
+            self.deps.systemctl.stop(target.unit_file)
+
     # -- start-up --
 
     def reconcile(self) -> None:
@@ -237,6 +306,7 @@ class Daemon:
             gpus = self.deps.gpus()
         for t in self.targets:
             ts = self.ts(t)
+            self.watch_files(t, ts)
             h = base_hash(t)
             if ts.base_hash != h:
                 if ts.base_hash:
@@ -506,6 +576,9 @@ class Daemon:
             rec.action = "stopped_by_guard" if ts.guard_stopped else "stopped_by_person"
             ts.mark_handled(attempt.invocation_id)
             return  # a stop someone asked for (a person, or the guard itself): not a failure to remedy
+        if not self.watch_files(target, ts):
+            self._wait_for_files(target, ts, rec, attempt.invocation_id)
+            return
         clean_exit = attempt.result in (None, "success") and attempt.exit_status in (None, 0)
         if clean_exit and failure.kind in (FailureKind.NONE, FailureKind.ENGINE_DEAD):
             self.on_clean_exit(target, ts, attempt, failure)
@@ -925,6 +998,11 @@ class Daemon:
                     current=base,
                     restart_unit=True,
                 )
+            if ts.waiting is not None:
+                if now >= live.next_files_check:
+                    live.next_files_check = now + FILES_POLL_S
+                    self.watch_files(t, ts)
+                nxt = min(nxt, live.next_files_check)
             if ts.waiting_vram_since is not None and ts.pending is None and ts.gave_up is None:
                 if now >= live.next_vram_check:
                     live.next_vram_check = now + VRAM_POLL_S
@@ -1037,7 +1115,7 @@ class Daemon:
 
     def reload(self) -> None:
         try:
-            self.loaded = load_config(self.paths, self.config_path)
+            self.loaded = load_config(self.paths, self.config_path, absent_ok=True)
         except Exception as err:
             msg = err.render() if hasattr(err, "render") else str(err)
             self.emit(
@@ -1138,7 +1216,9 @@ class Daemon:
         parts = []
         for t in self.targets:
             ts = self.ts(t)
-            if ts.gave_up is not None:
+            if ts.waiting is not None:
+                word = "waiting for its files"
+            elif ts.gave_up is not None:
                 word = "gave up"
             elif ts.waiting_vram_since is not None:
                 word = "waiting for VRAM"

@@ -37,6 +37,8 @@ def systemd_view(units: list[str]) -> dict[str, dict[str, str]]:
 def _word(ts: TargetState, sd: dict[str, str]) -> str:
     """The target's state: the guard's record, corrected by what systemd says is happening now."""
     active = sd.get("ActiveState")
+    if ts.waiting is not None:
+        return f"waiting for its files ({ts.waiting})"
     if ts.gave_up is not None:
         # the guard gave up, but systemd is running or retrying it now (a person fixed and started it)
         return "retrying after the guard gave up" if active in ("active", "activating") else "gave_up"

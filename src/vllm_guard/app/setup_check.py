@@ -15,7 +15,7 @@ import stat
 from pathlib import Path
 
 from vllm_guard.adapters.host import installed_vllm_version
-from vllm_guard.app.config_load import Loaded
+from vllm_guard.app.config_load import Loaded, absent_paths
 from vllm_guard.app.place import python_of
 from vllm_guard.consts import Paths
 from vllm_guard.core.config import Target
@@ -59,6 +59,18 @@ def target_findings(target: Target, loaded: Loaded, paths: Paths, *, vllm: bool 
     """What would fail the unit's start for a reason no flag and no restart can fix."""
     out: list[Finding] = []
     unit = target.unit_file
+    absent = absent_paths(target, paths)
+    if absent:
+        out.append(
+            Finding(
+                "fail",
+                "files-absent",
+                f"{unit}: {'; '.join(absent)}",
+                "; ".join(absent),
+                "mount or copy them there (the running guard waits for them and guards the other units "
+                "meanwhile), or fix the path in the config",
+            )
+        )
     command = target.command[0]
     program = paths.under(command.lstrip("/")) if "/" in command else None  # a bare name is looked up in PATH
     if program is not None and not (program.is_file() and os.access(program, os.X_OK)):

@@ -61,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
         # the set-up each unit needs: command, vLLM, user, files its user reads, metrics folder (when the config
         # cannot load, the findings above already name why)
         with contextlib.suppress(GuardError):
-            findings += setup_findings(load_config(paths, args.config), paths, vllm=not args.no_vllm_check)
+            loaded = load_config(paths, args.config, absent_ok=True)
+            findings += setup_findings(loaded, paths, vllm=not args.no_vllm_check)
     code = exit_code(findings)
     if args.json:
         print(

@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     from vllm_guard.consts import Paths
 
     paths = Paths(args.root)
-    loaded = load_config(paths, args.config)
+    loaded = load_config(paths, args.config, absent_ok=True)  # a model not mounted yet: its unit waits for it
     files = render_all(loaded, paths)
     kept = (
         []
@@ -39,6 +39,9 @@ def run(args: argparse.Namespace) -> int:
     keep = [f for f in files if f not in kept]
     for written in write_rendered(keep, paths.unit_dir, paths.state_dir):
         print(f"wrote {written}")
+    from vllm_guard.commands.run import say_absent
+
+    say_absent(loaded, paths)
     for env in kept:
         print(
             f"kept {paths.state_dir / env.name}: the guard owns the flags in it; when the config's base flags "

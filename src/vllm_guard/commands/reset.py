@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from vllm_guard.core.state import base_current, base_hash
 
     paths = Paths(args.root)
-    loaded = load_config(paths, args.config)
+    loaded = load_config(paths, args.config, absent_ok=True)
     target = loaded.config.by_unit(args.unit)
     if target is None:
         units = ", ".join(t.unit for t in loaded.config.target)

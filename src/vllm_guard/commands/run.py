@@ -5,9 +5,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from vllm_guard.cli import add_common
 from vllm_guard.exitcodes import ExitCode
+
+if TYPE_CHECKING:
+    from vllm_guard.app.config_load import Loaded
+    from vllm_guard.consts import Paths
 
 HELP = "the daemon: follow the journal, remedy memory failures, verify restarts"
 DESCRIPTION = (
@@ -36,9 +41,10 @@ def run(args: argparse.Namespace) -> int:
 
     paths = Paths(args.root)
     if args.check:
-        loaded = load_config(paths, args.config)
+        loaded = load_config(paths, args.config, absent_ok=True)
         print(f"config ok: {len(loaded.config.target)} target(s) from {', '.join(map(str, loaded.files))}")
-        if args.config_only:
+        if args.config_only:  # a reload: a model folder that is not there yet makes its target wait, not fail
+            say_absent(loaded, paths)
             return int(ExitCode.OK)
         from vllm_guard.app.setup_check import findings
 
@@ -54,3 +60,17 @@ def run(args: argparse.Namespace) -> int:
 
     deps = Deps(echo="INVOCATION_ID" not in os.environ)  # print events too when not run by systemd
     return Daemon(paths, args.config, deps).run()
+
+
+def say_absent(loaded: Loaded, paths: Paths) -> None:
+    from vllm_guard.app.config_load import absent_paths
+
+    for t in loaded.config.target:
+        absent = absent_paths(t, paths)
+        if absent:
+            print(
+                f"vllm-guard: warning[files-absent]: {t.unit_file}: {'; '.join(absent)}: the guard "
+                "waits for them and guards the other units meanwhile\n  hint: mount or copy them there, or fix "
+                "the path",
+                file=sys.stderr,
+            )

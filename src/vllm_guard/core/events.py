@@ -24,6 +24,8 @@ class EventKind(Enum):
     PROBE_FAILED = "f62602677b82468a865d038759ffe950"
     RESET = "9a928faa3914442d9a30ff636b38e8bc"
     MEMORY_PRESSURE = "d4b8d2a5784e473baadcf39c4bef753f"
+    TARGET_WAITING = "b69769ea29f34a77ae0d98268e94d78c"
+    TARGET_READY = "eb672e7b58b84598b87a303ac0322d7b"
 
     @property
     def message_id(self) -> str:
@@ -45,6 +47,8 @@ _PRIORITY = {
     EventKind.PROBE_FAILED: 4,
     EventKind.MEMORY_PRESSURE: 4,
     EventKind.RESET: 5,
+    EventKind.TARGET_WAITING: 4,
+    EventKind.TARGET_READY: 5,
 }
 
 # Every VLLM_GUARD_* field an event may carry (a contract for dashboards and the catalog).

@@ -132,6 +132,8 @@ class TargetState(_M):
     step_back_from: Current | None = None  # trying the base flags again; return here at once if that fails
     budget_from: float | None = None  # `vllm-guard reset` cleared the budget: remedies before this do not count
     env_log: list[EnvWrite] = Field(default_factory=list)  # each content the env file held, from when
+    waiting: str | None = None  # why the target waits for its files (a model folder not mounted yet), or None
+    waiting_stopped: bool = False  # the guard stopped the unit while it waited: it starts it once they are there
 
     def log_env(self, at: float, current: Current) -> None:
         """The env file holds ``current`` from ``at`` on (logged only when it differs from the last entry)."""
