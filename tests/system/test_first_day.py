@@ -134,7 +134,7 @@ def test_a_probe_helper_that_cannot_read_the_config_is_named_before_and_at_the_s
     restarts = gbox.unit_state(UNIT)["NRestarts"]
     settle(6)  # three RestartSec: no blind retries
     assert gbox.unit_state(UNIT)["NRestarts"] == restarts
-    assert "readable by that user" in gave_up["VLLM_GUARD_REASON"], gave_up
+    assert "readable by that user" in gave_up["VLLM_GUARD_REASON"], gave_up  # the hint, in the give-up too
 
     (gbox.host_dir / "config.toml").chmod(0o644)  # fixed as the hint says
     fixed = gbox.guard("run", "--check", "--config", gbox.config_path, check=False)

@@ -86,7 +86,7 @@ def test_a_unit_user_that_does_not_exist_is_named_and_not_retried(gbox: GuardBox
     starts = gbox.unit_state(UNIT)["NRestarts"]
     settle(6)  # three RestartSec: nothing restarts it
     assert gbox.unit_state(UNIT)["NRestarts"] == starts
-    assert "useradd" in gave_up["VLLM_GUARD_REASON"] or "User=" in gave_up["VLLM_GUARD_REASON"]
+    assert "useradd" in gave_up["VLLM_GUARD_REASON"] and "User=" in gave_up["VLLM_GUARD_REASON"], gave_up
     # and `vllm-guard run --check` would have said so before the first start
     check = gbox.guard("run", "--check", "--config", gbox.config_path, check=False)
     assert check.returncode == 1 and "error[user-missing]" in check.stderr

@@ -135,13 +135,16 @@ def _steps_of(lines: tuple[str, ...], root: Path) -> int:
     sc, events = FakeSystemctl(), []
     d = make(root, sc, events)
     d.reconcile()
-    _instrument(d, sc, counter, crash_at=None)
-    d.on_event(AttemptEnded(attempt(lines)))
-    d.flush_held(force=True)
+    with pytest.MonkeyPatch.context() as m:  # the env file writer is the real one again afterwards
+        _instrument(m, d, sc, counter, crash_at=None)
+        d.on_event(AttemptEnded(attempt(lines)))
+        d.flush_held(force=True)
     return counter["n"]
 
 
-def _instrument(d: Daemon, sc: FakeSystemctl, counter: dict[str, int], crash_at: int | None) -> None:
+def _instrument(
+    m: pytest.MonkeyPatch, d: Daemon, sc: FakeSystemctl, counter: dict[str, int], crash_at: int | None
+) -> None:
     def step() -> None:
         counter["n"] += 1
         if crash_at is not None and counter["n"] == crash_at:
@@ -157,8 +160,8 @@ def _instrument(d: Daemon, sc: FakeSystemctl, counter: dict[str, int], crash_at:
         step()
         real_write(path, data, mode=mode)
 
-    d.store.save = save  # type: ignore[method-assign]
-    daemon_mod.atomic_write = write  # type: ignore[assignment]
+    m.setattr(d.store, "save", save)
+    m.setattr(daemon_mod, "atomic_write", write)
     for name in ("stop", "start", "restart", "reset_failed"):
         real = getattr(sc, name)
 
@@ -166,7 +169,7 @@ def _instrument(d: Daemon, sc: FakeSystemctl, counter: dict[str, int], crash_at:
             step()
             _real(unit)
 
-        setattr(sc, name, wrapped)
+        m.setattr(sc, name, wrapped)
 
 
 @pytest.mark.parametrize("lines", [KV_LINES, BAD_ARG_LINES], ids=["kv-remedy", "give-up"])
@@ -181,6 +184,7 @@ def test_crash_at_every_step_then_restart_finishes_exactly_once(
     shutil.copytree(root, pristine)
     real_write = daemon_mod.atomic_write
     for k in range(1, n + 1):
+        assert daemon_mod.atomic_write is real_write  # each crash's patch was undone
         shutil.rmtree(root)
         shutil.copytree(pristine, root)
         # a fresh state: the guard saw nothing yet
@@ -190,11 +194,11 @@ def test_crash_at_every_step_then_restart_finishes_exactly_once(
         d.reconcile()
         d.save()
         counter = {"n": 0}
-        _instrument(d, sc, counter, crash_at=k)
-        d.on_event(AttemptEnded(attempt(lines)))
-        with pytest.raises(Crash):
-            d.flush_held(force=True)
-        daemon_mod.atomic_write = real_write
+        with monkeypatch.context() as m:
+            _instrument(m, d, sc, counter, crash_at=k)
+            d.on_event(AttemptEnded(attempt(lines)))
+            with pytest.raises(Crash):
+                d.flush_held(force=True)
         # the guard is restarted: it reconciles from the state on disk
         sc2, events2 = FakeSystemctl(), []
         d2 = make(root, sc2, events2)
@@ -214,7 +218,6 @@ def test_crash_at_every_step_then_restart_finishes_exactly_once(
             assert len(remedies) == 1, (k, remedies)
             stops = [c for c in sc.calls + sc2.calls if c[0] == "stop"]
             assert 1 <= len(stops) <= 2, (k, stops)  # a repeated stop is harmless: stop is idempotent
-    monkeypatch.setattr(daemon_mod, "atomic_write", real_write)
 
 
 def test_restart_for_a_dead_engine_is_not_repeated_after_a_crash(root: Path) -> None:

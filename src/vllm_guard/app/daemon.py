@@ -425,6 +425,8 @@ class Daemon:
         elif r.action == Action.GIVE_UP:
             self.emit(EventKind.GAVE_UP, f"{target.unit_file}: stopped restarting: {r.reason}", target, **fields)
         elif r.action == Action.WAIT_FOR_VRAM:
+            if r.holders:
+                fields["HOLDERS"] = r.holders
             self.emit(EventKind.WAITING_FOR_VRAM, f"{target.unit_file}: {r.reason}", target, **fields)
         elif r.action in ("restart", "start"):
             self.emit(EventKind.RESTARTED_UNIT, f"{target.unit_file}: {r.change}: {r.reason}", target, **fields)
@@ -444,6 +446,7 @@ class Daemon:
         start_unit: bool = False,
         reset_failed: bool = False,
         restart_unit: bool = False,
+        holders: str = "",
     ) -> None:
         now = self.now()
         before = ts.current.flags.describe() if ts.current else ""
@@ -460,6 +463,7 @@ class Daemon:
             reason=reason,
             before=before,
             after=after,
+            holders=holders,
         )
         ts.pending = Pending(
             invocation_id=invocation_id,
@@ -683,7 +687,7 @@ class Daemon:
             ts.mark_handled(invocation_id)
             self.dirty = True
             return
-        reason, change, stop = d.reason, d.change, False
+        reason, change, stop, holders = d.reason, d.change, False, ""
         if d.action is Action.GIVE_UP:
             change, stop = "no more restarts", True
         elif d.action is Action.WAIT_FOR_VRAM:
@@ -725,6 +729,7 @@ class Daemon:
             current=d.current,
             stop_unit=stop,
             start_unit=start,
+            holders=holders,
         )
 
     @staticmethod

@@ -43,7 +43,7 @@ def _from_fake(path: Path) -> list[Gpu] | None:
             for p in g.get("processes", [])
         )
         total = int(g.get("total_mib", 0))
-        used = sum(h.used_mib for h in procs)
+        used = sum(h.used_mib for h in procs) + int(g.get("unlisted_mib", 0))  # as NVML: in use, no process listed
         out.append(Gpu(int(g.get("index", i)), str(g.get("name", "emulated")), total, max(0, total - used), procs))
     return out
 

@@ -495,8 +495,11 @@ def toml_document(guard: Mapping[str, Any], targets: Sequence[Mapping[str, Any]]
     return "\n".join(lines)
 
 
-def fake_gpus(total_mib: int = 24576, holders: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
-    """The VLLM_GUARD_FAKE_GPUS document for one emulated GPU."""
+def fake_gpus(
+    total_mib: int = 24576, holders: Sequence[Mapping[str, Any]] = (), unlisted_mib: int = 0
+) -> dict[str, Any]:
+    """The VLLM_GUARD_FAKE_GPUS document for one emulated GPU (``unlisted_mib``: in use by processes NVML does
+    not list, as in a container)."""
     return {
         "gpus": [
             {
@@ -505,6 +508,7 @@ def fake_gpus(total_mib: int = 24576, holders: Sequence[Mapping[str, Any]] = ())
                 "total_mib": total_mib,
                 "driver": "emulated",
                 "processes": [dict(h) for h in holders],
+                "unlisted_mib": unlisted_mib,
             }
         ]
     }

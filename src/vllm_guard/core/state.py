@@ -48,6 +48,7 @@ class Remedy(_M):
     reason: str
     before: str = ""
     after: str = ""
+    holders: str = ""  # a VRAM wait: the processes NVML lists on the GPUs (pid command MiB)
 
 
 class AttemptRecord(_M):
