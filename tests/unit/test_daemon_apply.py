@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import CliResult, write_config
 from vllm_guard.adapters.notify import Notifier
-from vllm_guard.app import daemon as daemon_mod
+from vllm_guard.app import guard_core
 from vllm_guard.app.daemon import Daemon, Deps
 from vllm_guard.consts import Paths
 from vllm_guard.core.attempt import Attempt, AttemptEnded
@@ -150,7 +150,7 @@ def _instrument(
         if crash_at is not None and counter["n"] == crash_at:
             raise Crash(f"crash at step {crash_at}")
 
-    real_save, real_write = d.store.save, daemon_mod.atomic_write
+    real_save, real_write = d.store.save, guard_core.atomic_write
 
     def save(state: Any) -> None:
         step()
@@ -161,7 +161,7 @@ def _instrument(
         real_write(path, data, mode=mode)
 
     m.setattr(d.store, "save", save)
-    m.setattr(daemon_mod, "atomic_write", write)
+    m.setattr(guard_core, "atomic_write", write)
     for name in ("stop", "start", "restart", "reset_failed"):
         real = getattr(sc, name)
 
@@ -182,9 +182,9 @@ def test_crash_at_every_step_then_restart_finishes_exactly_once(
     assert n >= 3
     pristine = tmp_path / "pristine"
     shutil.copytree(root, pristine)
-    real_write = daemon_mod.atomic_write
+    real_write = guard_core.atomic_write
     for k in range(1, n + 1):
-        assert daemon_mod.atomic_write is real_write  # each crash's patch was undone
+        assert guard_core.atomic_write is real_write  # each crash's patch was undone
         shutil.rmtree(root)
         shutil.copytree(pristine, root)
         # a fresh state: the guard saw nothing yet
