@@ -32,6 +32,9 @@ Behaviour switches (environment):
                                 plus ``VLLM_EMU_HOST_MIB_PER_SEQ`` MiB per max_num_seqs (1)
 ``VLLM_EMU_MEMCG``              a memory cgroup v1 folder: the process moves itself into it first
 ``VLLM_EMU_ARGV_FILE``          write the command line (argv) as JSON to this file
+``VLLM_EMU_TRY``                comma-separated ``write:PATH`` / ``read:PATH``: try each at start and print
+                                ``emulator: write PATH: allowed`` (or ``denied (reason)``); for the
+                                confinement tests
 =============================== =============================================================
 """
 
@@ -569,7 +572,23 @@ def allocate_host_memory(args: argparse.Namespace) -> list[bytearray]:
     return chunks
 
 
+def try_paths(spec: str) -> None:
+    """What the unit's confinement lets this process do (VLLM_EMU_TRY)."""
+    for item in filter(None, (s.strip() for s in spec.split(","))):
+        how, _, path = item.partition(":")
+        try:
+            if how == "write":
+                Path(path).write_text("written by the emulator\n", encoding="utf-8")
+            else:
+                Path(path).read_bytes()
+            said = "allowed"
+        except OSError as err:
+            said = f"denied ({err.strerror})"
+        print(f"emulator: {how} {path}: {said}", file=sys.stderr, flush=True)
+
+
 def main(argv: list[str]) -> int:
+    try_paths(os.environ.get("VLLM_EMU_TRY", ""))
     argv_file = os.environ.get("VLLM_EMU_ARGV_FILE")
     if argv_file:
         Path(argv_file).write_text(json.dumps(argv), encoding="utf-8")

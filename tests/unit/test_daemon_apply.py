@@ -16,7 +16,7 @@ from vllm_guard.adapters.notify import Notifier
 from vllm_guard.app import guard_core
 from vllm_guard.app.daemon import Daemon, Deps
 from vllm_guard.consts import Paths
-from vllm_guard.core.attempt import Attempt, AttemptEnded
+from vllm_guard.core.attempt import Attempt, AttemptEnded, AttemptStarted
 from vllm_guard.core.events import Event, EventKind
 from vllm_guard.core.systemd_escape import parse_env_file
 
@@ -750,3 +750,75 @@ def test_a_model_folder_that_is_there_but_invalid_keeps_the_target_waiting_with_
     d.reconcile()
     ts = d.state.targets["vllm-qwen"]
     assert ts.waiting == "/models/later holds no config.json (not mounted yet?)"
+
+
+class _AnswersAtOnce:
+    """A probes module whose model answers at once (the start probe passes)."""
+
+    @staticmethod
+    def wait_until_answers(target: Any, api_key: Any, **_: Any) -> Any:
+        from vllm_guard.core.probe import ProbeResult, ProbeStep
+
+        return ProbeResult(True, ProbeStep.DONE, "answered", model_root=target.model)
+
+    probe_once = wait_until_answers
+
+
+def test_a_start_that_ran_on_older_flags_is_verified_on_those_and_its_failure_is_no_new_step(
+    fake_root: Path,
+) -> None:
+    """The guard was killed after one step (128 -> 64). Meanwhile systemd restarted vLLM twice on 64: B failed,
+    C started. Back, the guard steps for B (64 -> 32); C, still on 64, answers its start probe and then dies
+    under load. C is verified on the flags it ran with (64), not filed as a good start of 32, and its failure
+    is no reason for a third step."""
+    import time as _time
+
+    write_config(
+        fake_root,
+        '[[target]]\nmodel = "/models/tiny"\nuser = "root"\n[target.flags]\nmax_num_seqs = 128\n'
+        "[target.floors]\nmax_num_seqs = 4\n",
+    )
+    clock = {"now": NOW}
+
+    def guard(events: list[Event]) -> Daemon:
+        deps = Deps(
+            systemctl=FakeSystemctl(),
+            send=events.append,
+            clock=lambda: clock["now"],
+            gpus=lambda: None,
+            notifier=Notifier(address=""),
+            probes=lambda: _AnswersAtOnce,
+        )
+        d = Daemon(Paths(fake_root), None, deps)
+        d.reconcile()
+        return d
+
+    first: list[Event] = []
+    d1 = guard(first)
+    d1.on_event(AttemptEnded(_at(attempt(RUNTIME_OOM_LINES, "inv-a"), NOW - 30, NOW - 1)))
+    d1.flush_held(force=True)
+    assert "--max-num-seqs=64" in env_of(fake_root)["VLLM_GUARD_ARGS"].split()
+    d1.save()  # then SIGKILL
+
+    clock["now"] = NOW + 20
+    events: list[Event] = []
+    d2 = guard(events)
+    d2.on_event(AttemptEnded(_at(attempt(RUNTIME_OOM_LINES, "inv-b"), NOW + 2, NOW + 5)))
+    d2.on_event(AttemptStarted("vllm-qwen.service", "inv-c", int((NOW + 8) * 1e6)))
+    d2.flush_held(force=True)
+    assert "--max-num-seqs=32" in env_of(fake_root)["VLLM_GUARD_ARGS"].split()
+    for _ in range(100):  # the start probe of C answers
+        d2.collect_probes()
+        if d2.live["vllm-qwen"].verified_invocation == "inv-c":
+            break
+        _time.sleep(0.01)
+    verified = [e for e in events if e.kind is EventKind.VERIFIED_HEALTHY]
+    assert len(verified) == 1 and "--max-num-seqs=64" in verified[0].fields["FLAGS_AFTER"], verified
+    ts = d2.state.targets["vllm-qwen"]
+    assert ts.last_verified is not None and "--max-num-seqs=64" in ts.last_verified.flags
+    assert all(c.flags.max_num_seqs != 32 for c in ts.known_good.values())  # 32 never served
+
+    d2.on_event(AttemptEnded(_at(attempt(RUNTIME_OOM_LINES, "inv-c"), NOW + 8, NOW + 25)))
+    d2.flush_held(force=True)
+    assert "--max-num-seqs=32" in env_of(fake_root)["VLLM_GUARD_ARGS"].split()  # no third step
+    assert [r.change for r in ts.remedies] == ["max_num_seqs 128 -> 64", "max_num_seqs 64 -> 32"]

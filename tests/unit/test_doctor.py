@@ -441,3 +441,20 @@ def test_doctor_text_output(cli: Callable[..., CliResult], tmp_path: Path) -> No
 def test_doctor_refuses_a_bad_gpu_size(cli: Callable[..., CliResult], tmp_path: Path) -> None:
     r = cli("doctor", "--root", tmp_path, "--gpu", "huge")
     assert r.code == 64
+
+
+def test_doctor_reports_the_exposure_of_the_installed_unit(cli: Callable[..., CliResult], tmp_path: Path) -> None:
+    import shutil
+
+    if shutil.which("systemd-analyze") is None:
+        pytest.skip("systemd-analyze is not installed")
+    build_root(tmp_path)
+    _, found = doctor(cli, tmp_path, "--no-vllm-check")
+    assert found["unit-exposure"].status == "ok", found["unit-exposure"]
+    unit = tmp_path / "etc/systemd/system/vllm-qwen.service"
+    keep = ("Description", "ExecStart", "User", "Group", "Type", "EnvironmentFile", "WantedBy")
+    lines = unit.read_text().splitlines()
+    bare = [x for x in lines if "=" not in x or x.startswith(("[", "#")) or x.split("=")[0] in keep]
+    unit.write_text("\n".join(bare) + "\n")  # the unit without its confinement
+    _, found = doctor(cli, tmp_path, "--no-vllm-check")
+    assert found["unit-exposure"].status == "warn" and "above 4.0" in found["unit-exposure"].title

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -107,7 +108,9 @@ def test_unit_has_restart_settings_and_env_file(fake_root: Path, cli: Callable[.
         "RequiresMountsFor=/models/tiny",
     ]:
         assert f"\n{line}\n" in unit, line
-    assert "\nPrivateDevices=" not in unit and "\nDevicePolicy=closed" not in unit
+    # a GPU target: the NVIDIA device classes, not a private /dev without the GPU
+    assert "\nPrivateDevices=" not in unit and "\nDevicePolicy=closed\n" in unit
+    assert "\nDeviceAllow=char-nvidia-frontend rw\nDeviceAllow=char-nvidia-uvm rw\n" in unit
     assert "--model ${VLLM_GUARD_MODEL}" in unit and " $VLLM_GUARD_ARGS" in unit
     parsed = esc.parse_env_file(env)
     assert parsed["VLLM_GUARD_MODEL"] == "/models/tiny"
@@ -222,3 +225,77 @@ def test_requires_mounts_for_the_model_and_its_fallbacks() -> None:
     unit = render_unit(template, target, env_file="/x.env", guard_exec=["g"])
     # a folder named with spaces or % gives its nearest plain ancestor: same mount order, no quoting
     assert "\nRequiresMountsFor=/mnt/nfs/models/Qwen2.5-7B /srv/q\n" in unit
+
+
+# -- confinement
+
+
+EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.toml"))
+
+
+def _exposure(unit_file: Path) -> float:
+    out = subprocess.run(
+        ["systemd-analyze", "security", "--offline=yes", str(unit_file)], capture_output=True, text=True, check=False
+    ).stdout
+    m = re.search(r"Overall exposure level for \S+: (\d+\.\d+)", out)
+    assert m, out
+    return float(m.group(1))
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.name)
+def test_every_example_renders_a_unit_exposed_at_most_4(
+    example: Path, tmp_path: Path, cli: Callable[..., CliResult]
+) -> None:
+    res = cli("render", "--config", example, "--no-check-files", "--out", tmp_path)
+    assert res.code == 0, res.err
+    units = sorted(tmp_path.glob("*.service"))
+    assert units
+    for unit in units:
+        assert _exposure(unit) <= 4.0, unit.read_text()
+
+
+def _unit(**target: object) -> str:
+    from vllm_guard.core.config import Target
+    from vllm_guard.core.render import render_unit
+
+    template = (Path(__file__).resolve().parents[2] / "templates/vllm-unit.service.j2").read_text()
+    t = Target.model_validate({"model": "/models/q", **target})
+    return render_unit(template, t, env_file="/var/lib/vllm-guard/x.env", guard_exec=["/usr/bin/vllm-guard"])
+
+
+def test_a_cpu_target_gets_no_device_and_a_gpu_target_only_the_nvidia_classes() -> None:
+    cpu, gpu = _unit(device="cpu"), _unit()
+    assert "\nPrivateDevices=yes\n" in cpu and "DeviceAllow=" not in cpu and "DevicePolicy=" not in cpu
+    assert "\nPrivateDevices=" not in gpu and "\nDevicePolicy=closed\n" in gpu
+    assert [line for line in gpu.splitlines() if line.startswith("DeviceAllow=")] == [
+        "DeviceAllow=char-nvidia-frontend rw",
+        "DeviceAllow=char-nvidia-uvm rw",
+        "DeviceAllow=char-nvidia-caps rw",
+    ]
+
+
+def test_the_ip_allow_list_follows_the_address_vllm_listens_on() -> None:
+    loopback, wildcard = _unit(host="127.0.0.1"), _unit(host="0.0.0.0")
+    assert "\nIPAddressDeny=any\nIPAddressAllow=localhost\n" in loopback
+    assert "IPAddressDeny=" not in wildcard and "IPAddressAllow=" not in wildcard
+
+
+def test_a_model_under_a_home_folder_keeps_homes_readable() -> None:
+    assert "\nProtectHome=yes\n" in _unit()
+    assert "\nProtectHome=read-only\n" in _unit(model="/home/alice/models/q")
+    assert "\nProtectHome=read-only\n" in _unit(fallback=[{"model": "/root/q-awq", "quantization": "awq"}])
+
+
+def test_a_target_loosens_or_drops_one_directive_by_name() -> None:
+    unit = _unit(hardening={"MemoryDenyWriteExecute": "yes", "IPAddressDeny": "unset", "ProtectHome": "tmpfs"})
+    assert "\nMemoryDenyWriteExecute=yes\n" in unit
+    assert "IPAddressDeny=" not in unit and "\nProtectHome=tmpfs\n" in unit
+    assert "# set by [target.hardening] in the config\nProtectHome=tmpfs" in unit
+
+
+def test_a_misspelt_hardening_directive_is_refused_with_a_suggestion() -> None:
+    from vllm_guard.core.config import Target
+
+    with pytest.raises(ValueError, match="did you mean 'ProtectHome'"):
+        Target.model_validate({"model": "/models/q", "hardening": {"ProtectHomes": "yes"}})

@@ -156,6 +156,7 @@ def _target_facts(
         unit_active=active,
         port_in_use=in_use,
         limit_nofile=limit,
+        exposure=_exposure(paths.unit_dir / target.unit_file) if unit_text is not None else None,
     )
 
 
@@ -168,6 +169,28 @@ def _cpu_kv_gib(target: Target) -> int | None:
 
 
 INFINITY = 1 << 31
+
+
+def _exposure(unit_file: Path) -> float | None:
+    """systemd's exposure score of the installed unit (offline: the file as it is), None where it cannot tell."""
+    import re
+    import shutil
+    import subprocess
+
+    if shutil.which("systemd-analyze") is None:
+        return None
+    try:
+        out = subprocess.run(
+            ["systemd-analyze", "security", "--offline=yes", str(unit_file)],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"Overall exposure level for \S+: (\d+(?:\.\d+)?)", out)
+    return float(m.group(1)) if m else None
 
 
 def _limit_nofile(unit_text: str) -> tuple[int, int] | None:

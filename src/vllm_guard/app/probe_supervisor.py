@@ -77,6 +77,12 @@ class ProbeSupervisor(RemedyExecutor):
                 evidence = evidence_from_lines(list(live.lines))
                 ttr = now - live.started_at if live.started_at else None
                 cur = ts.current or base_current(target)
+                ran = ts.ran_with(live.started_at)
+                if ran is not None and (ran.model, ran.flags) != (cur.model, cur.flags.describe()):
+                    self._verified_on_older_flags(target, ts, live, ran.model, ran.flags, ttr, now)
+                    live.liveness = Liveness(target.probe.failures_allowed)
+                    live.next_live_probe = now + target.probe.interval_s
+                    return
                 ts.last_verified = Verified(
                     at=now,
                     invocation_id=live.invocation,
@@ -139,6 +145,26 @@ class ProbeSupervisor(RemedyExecutor):
             )
         else:
             live.next_live_probe = now + min(target.probe.interval_s, 15.0)
+
+    def _verified_on_older_flags(
+        self, target: Target, ts: TargetState, live: LiveUnit, model: str, flags: str, ttr: float | None, now: float
+    ) -> None:
+        """The start answered, but it ran on flags the guard has stepped past since (it was down, or systemd
+        restarted before the step): verified on those, and nothing is filed as a good start of the new ones."""
+        cur = ts.current or base_current(target)
+        ts.last_verified = Verified(
+            at=now, invocation_id=live.invocation, time_to_ready_s=ttr, model=model, flags=flags, evidence={}
+        )
+        self.dirty = True
+        self.emit(
+            EventKind.VERIFIED_HEALTHY,
+            f"{target.unit_file}: verified healthy: {target.name} answered a chat request with {flags}, the flags "
+            f"this start read; its next start uses {cur.flags.describe()}",
+            target,
+            INVOCATION_ID=live.invocation or "",
+            FLAGS_AFTER=flags,
+            TIME_TO_READY_S=f"{ttr:.1f}" if ttr is not None else "",
+        )
 
     def _engine_dead(self, target: Target, ts: TargetState, live: LiveUnit, why: str) -> None:
         live.next_live_probe = None

@@ -6,6 +6,7 @@ checks that need the file system (model folder, API key file) live in ``vllm_gua
 
 from __future__ import annotations
 
+import difflib
 import re
 import shlex
 from typing import Annotated, Any, Literal
@@ -147,6 +148,21 @@ class Fallback(_Model):
     max_model_len: int | None = Field(default=None, ge=16)
 
 
+# The sandboxing directives [target.hardening] may set or drop ("unset") on the vLLM unit.
+HARDENING_KEYS = frozenset(
+    {
+        "NoNewPrivileges", "CapabilityBoundingSet", "AmbientCapabilities", "ProtectSystem", "ProtectHome",
+        "PrivateTmp", "PrivateMounts", "PrivateDevices", "DevicePolicy", "DeviceAllow", "ProtectKernelTunables",
+        "ProtectKernelModules", "ProtectKernelLogs", "ProtectControlGroups", "ProtectClock", "ProtectHostname",
+        "ProtectProc", "ProcSubset", "RestrictAddressFamilies", "RestrictNamespaces", "RestrictSUIDSGID",
+        "RestrictRealtime", "LockPersonality", "RemoveIPC", "KeyringMode", "UMask", "SystemCallArchitectures",
+        "SystemCallFilter", "SystemCallErrorNumber", "IPAddressDeny", "IPAddressAllow", "MemoryDenyWriteExecute",
+        "PrivateUsers", "PrivateNetwork", "ReadWritePaths", "ReadOnlyPaths", "InaccessiblePaths",
+        "BindPaths", "BindReadOnlyPaths", "SupplementaryGroups",
+    }
+)  # fmt: skip
+
+
 class Target(_Model):
     """One vLLM unit the guard renders and watches."""
 
@@ -176,6 +192,9 @@ class Target(_Model):
     # The KV-cache remedy sets max_model_len this fraction below vLLM's estimate: the estimate is the
     # length at which exactly one request fills the cache (a concurrency of 1.00x).
     kv_headroom: float = Field(default=0.05, ge=0, le=0.5)
+    # [target.hardening]: the vLLM unit's sandboxing directives by name, e.g. ProtectHome = "read-only";
+    # "unset" drops one. For what a site needs that the defaults forbid.
+    hardening: dict[str, str] = Field(default_factory=dict)
     flags: Flags = Field(default_factory=Flags)
     floors: Floors = Field(default_factory=Floors)
     budget: Budget = Field(default_factory=Budget)
@@ -187,6 +206,18 @@ class Target(_Model):
     @classmethod
     def _split_command(cls, v: Any) -> Any:
         return shlex.split(v) if isinstance(v, str) else v
+
+    @field_validator("hardening")
+    @classmethod
+    def _hardening(cls, v: dict[str, str]) -> dict[str, str]:
+        for key, value in v.items():
+            if key not in HARDENING_KEYS:
+                near = difflib.get_close_matches(key, sorted(HARDENING_KEYS), n=1)
+                hint = f" (did you mean {near[0]!r}?)" if near else ""
+                raise ValueError(f"{key!r} is not a sandboxing directive the unit sets or may set{hint}")
+            if "\n" in value or "\r" in value:
+                raise ValueError(f"{key}: one line only")
+        return v
 
     @field_validator("unit")
     @classmethod

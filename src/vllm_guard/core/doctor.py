@@ -27,6 +27,9 @@ from vllm_guard.exitcodes import ExitCode
 Status = Literal["ok", "warn", "fail"]
 
 
+EXPOSURE_MAX = 4.0  # `systemd-analyze security`: above this, the vLLM unit is not confined as rendered
+
+
 @dataclass(frozen=True)
 class Finding:
     status: Status
@@ -108,6 +111,7 @@ class TargetFacts:
     unit_active: bool | None = None  # the vLLM unit itself is running (then its port is expected in use)
     port_in_use: bool | None = None
     limit_nofile: tuple[int, int] | None = None  # (soft, hard) from the unit's LimitNOFILE=
+    exposure: float | None = None  # `systemd-analyze security` of the installed unit (0 best, 10 worst)
 
 
 @dataclass(frozen=True)
@@ -771,6 +775,20 @@ def unit_findings(f: Facts) -> list[Finding]:
             )
         elif t.unit_state == "matches":
             out.append(Finding("ok", "unit", f"{t.unit}.service matches the config"))
+        if t.exposure is not None:
+            if t.exposure <= EXPOSURE_MAX:
+                out.append(Finding("ok", "unit-exposure", f"{t.unit}.service: exposure {t.exposure:.1f} (confined)"))
+            else:
+                out.append(
+                    Finding(
+                        "warn",
+                        "unit-exposure",
+                        f"{t.unit}.service: exposure {t.exposure:.1f}, above {EXPOSURE_MAX}",
+                        f"systemd-analyze security {t.unit}.service",
+                        "`vllm-guard install` renders the confined unit; loosen single directives with "
+                        "[target.hardening] only where the site needs it",
+                    )
+                )
         if t.env_state == "missing":
             out.append(
                 Finding(

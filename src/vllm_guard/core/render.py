@@ -7,6 +7,7 @@ Pure: the jinja2 template sources are passed in as text (``vllm_guard.app.render
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -69,6 +70,125 @@ def _mount_path(path: str) -> str:
     return path
 
 
+_LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
+_HOME_TREES = ("/home", "/root", "/run/user")
+# The NVIDIA driver's device classes (/proc/devices): nvidia-frontend holds /dev/nvidiactl and /dev/nvidia<N>,
+# nvidia-uvm /dev/nvidia-uvm (CUDA's unified memory), nvidia-caps /dev/nvidia-caps/* (MIG).
+NVIDIA_DEVICE_CLASSES = ("char-nvidia-frontend", "char-nvidia-uvm", "char-nvidia-caps")
+UNSET = "unset"  # a hardening override that drops the directive
+
+
+@dataclass(frozen=True)
+class Hardening:
+    """One sandboxing directive of the vLLM unit: its values (one line each) and why, in the unit's words."""
+
+    key: str
+    values: tuple[str, ...]
+    why: str = ""
+
+
+def hardening(target: Target) -> list[Hardening]:
+    """The tightest confinement under which vLLM still loads, compiles and serves, with the target's overrides
+    (``[target.hardening]``: a directive's new value, or "unset" to drop it)."""
+    gpu = target.device == "gpu"
+    paths = [target.model, *(f.model for f in target.fallback), *([target.api_key_file] if target.api_key_file else [])]
+    in_home = any(p == tree or p.startswith(tree + "/") for p in paths for tree in _HOME_TREES)
+    rows = [
+        Hardening("NoNewPrivileges", ("yes",)),
+        Hardening("CapabilityBoundingSet", ("",), "vLLM needs no capability, even when it runs as root"),
+        Hardening("AmbientCapabilities", ("",)),
+        Hardening(
+            "ProtectSystem",
+            ("strict",),
+            "the OS is read-only; vLLM writes only its cache folder (HOME below: Triton, torch.compile and "
+            "Hugging Face caches), its private /tmp and /dev/shm",
+        ),
+        Hardening(
+            "ProtectHome",
+            ("read-only",) if in_home else ("yes",),
+            "a model folder is under a home folder: homes stay readable, not writable"
+            if in_home
+            else "no home folder is visible (the model folders are elsewhere)",
+        ),
+        Hardening("PrivateTmp", ("yes",)),
+        Hardening("PrivateMounts", ("yes",)),
+    ]
+    if gpu:
+        rows += [
+            Hardening(
+                "DevicePolicy",
+                ("closed",),
+                "no device but the pseudo devices and the NVIDIA ones below (a PrivateDevices= /dev has no GPU)",
+            ),
+            Hardening(
+                "DeviceAllow",
+                tuple(f"{c} rw" for c in NVIDIA_DEVICE_CLASSES),
+                "classes the driver registers when it loads: nvidia-uvm must be loaded before the unit starts "
+                "(nvidia-persistenced or a modules-load.d entry does it at boot)",
+            ),
+        ]
+    else:
+        rows.append(Hardening("PrivateDevices", ("yes",), "vLLM's CPU backend needs no device"))
+    rows += [
+        Hardening("ProtectKernelTunables", ("yes",)),
+        Hardening("ProtectKernelModules", ("yes",)),
+        Hardening("ProtectKernelLogs", ("yes",)),
+        Hardening("ProtectControlGroups", ("yes",)),
+        Hardening("ProtectClock", ("yes",)),
+        Hardening("ProtectHostname", ("yes",)),
+        Hardening(
+            "ProtectProc",
+            ("invisible",),
+            "other users' processes are hidden; no ProcSubset=pid: vLLM and PyTorch read /proc/meminfo and "
+            "/proc/cpuinfo",
+        ),
+        Hardening(
+            "RestrictAddressFamilies",
+            ("AF_UNIX AF_INET AF_INET6 AF_NETLINK",),
+            "the API (inet), its engine and workers (unix), interface lookups (netlink)",
+        ),
+        Hardening("RestrictNamespaces", ("yes",)),
+        Hardening("RestrictSUIDSGID", ("yes",)),
+        Hardening("RestrictRealtime", ("yes",)),
+        Hardening("LockPersonality", ("yes",)),
+        Hardening("RemoveIPC", ("yes",)),
+        Hardening("KeyringMode", ("private",)),
+        Hardening("UMask", ("0077",)),
+        Hardening("SystemCallArchitectures", ("native",)),
+        Hardening(
+            "SystemCallFilter",
+            ("@system-service",),
+            "what a service needs (NUMA binding and CPU affinity included); a call outside it fails with EPERM "
+            "instead of killing vLLM",
+        ),
+        Hardening("SystemCallErrorNumber", ("EPERM",)),
+    ]
+    if target.host in _LOOPBACK:
+        rows += [
+            Hardening(
+                "IPAddressDeny",
+                ("any",),
+                f"vLLM listens on {target.host}: only this host talks to it, and it reaches nothing outside",
+            ),
+            Hardening("IPAddressAllow", ("localhost",)),
+        ]
+    out = []
+    for row in rows:
+        if row.key in target.hardening:
+            value = target.hardening[row.key]
+            if value == UNSET:
+                continue
+            row = Hardening(row.key, (value,), "set by [target.hardening] in the config")
+        out.append(row)
+    known = {r.key for r in rows}
+    out += [
+        Hardening(k, (v,), "added by [target.hardening] in the config")
+        for k, v in sorted(target.hardening.items())
+        if k not in known and v != UNSET
+    ]
+    return out
+
+
 def render_unit(
     template_source: str,
     target: Target,
@@ -122,4 +242,5 @@ def render_unit(
         stop_timeout_s=target.stop_timeout_s,
         memory_max=target.memory_max,
         memory_high=target.memory_high,
+        hardening=[(h.key, h.values, textwrap.wrap(h.why, 110)) for h in hardening(target)],
     )
