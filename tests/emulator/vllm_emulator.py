@@ -335,6 +335,7 @@ def oom_message(tried: float, total: int, free: float, holders: list[dict[str, A
 class Faults:
     def __init__(self, args: argparse.Namespace) -> None:
         self.modes = {m.strip() for m in os.environ.get("VLLM_EMU_MODE", "").split(",") if m.strip()}
+        self.modes.discard("bare_oom")  # a start-up fault: a server that got this far serves
         self.fail_at = int(os.environ.get("VLLM_EMU_FAIL_AT_REQUEST", "2"))
         self.seqs_limit = int(os.environ.get("VLLM_EMU_SEQS_LIMIT", "64"))
         self.once = os.environ.get("VLLM_EMU_FAULT_ONCE")
