@@ -164,6 +164,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--trust-remote-code", action="store_true")
     p.add_argument("--disable-log-requests", action="store_true")
     args = p.parse_args(argv)
+    args.defaults = {k: p.get_default(k) for k in vars(args)}
     if not 0 < args.gpu_memory_utilization <= 1:
         p.error(f"argument --gpu-memory-utilization: {args.gpu_memory_utilization} must be in (0, 1]")
     return args
@@ -598,7 +599,8 @@ def main(argv: list[str]) -> int:
     served = args.served_model_name or [args.model]
     host = args.host or "0.0.0.0"
     api.info("api_server.py:1839", f"vLLM API server version {VERSION}")
-    non_default = {k: v for k, v in vars(args).items() if v not in (None, False) and k != "model"}
+    # as vLLM: only the arguments that differ from their defaults (EngineArgs / the CLI's)
+    non_default = {k: v for k, v in vars(args).items() if k not in ("model", "defaults") and v != args.defaults.get(k)}
     api.info(
         "utils.py:233",
         f"non-default args: {{'model': {args.model!r}, "

@@ -61,6 +61,10 @@ from vllm_guard.core.pressure import judge_pressure
 from vllm_guard.core.state import AttemptRecord, TargetState, base_current, base_hash
 from vllm_guard.core.where import begin_after_move
 
+# Before READY=1 the guard acts on the journal's backlog for at most this long (the unit's TimeoutStartSec= is
+# 90 s): a vLLM start that waits for the guard then reads the flags its failures called for.
+CATCH_UP_S = 30.0
+
 __all__ = ["Daemon", "Deps", "Systemctl"]
 
 
@@ -227,9 +231,9 @@ class Daemon(ProbeSupervisor):
             evidence=list(failure.evidence)[:5],
             hint=failure.hint,
         )
-        ran = ts.ran_with(rec.started)
+        ran = self.ran_with(ts, attempt.lines, rec.started)
         if ran is not None:
-            rec.ran_model, rec.ran_flags = ran.model, ran.flags
+            rec.ran_model, rec.ran_flags = ran
         ts.remember_attempt(rec)
         self.dirty = True
         if attempt.stop_requested or ts.stopped_by_person or ts.guard_stopped:
@@ -487,6 +491,35 @@ class Daemon(ProbeSupervisor):
             parts.append(f"running on the previous config (reload failed: {self.reload_failed})")
         return "; ".join(parts)
 
+    def take_journal(self) -> int:
+        """Read one bounded batch of journal entries and act on what they report; how many there were."""
+        self.follower.wait(0)
+        entries = self.follower.read(MAX_ENTRIES_PER_TURN)
+        for entry in entries:
+            if entry.source == "unit":
+                target = self.target_of(entry.unit)
+                if target is not None:
+                    self.live[target.unit].lines.append(entry.message)
+        for ev in self.tracker.feed_all(entries) if entries else ():
+            try:
+                self.on_event(ev)
+            except Exception as err:  # one bad entry never kills the loop
+                print(f"vllm-guard: error handling {type(ev).__name__}: {err!r}", file=sys.stderr)
+        return len(entries)
+
+    def catch_up(self, limit_s: float = CATCH_UP_S) -> None:
+        """Before READY=1: act on what the journal holds since the last cursor (the failures of starts made
+        while the guard was down). A vLLM start waiting for the guard (its unit is After=vllm-guard.service)
+        then reads the env file the guard has already rewritten, not the one the failure ran on."""
+        deadline = time.monotonic() + limit_s
+        while time.monotonic() < deadline:
+            if not self.take_journal() and self.follower.caught_up:
+                break
+        if self.held:
+            self.flush_held(force=True)
+        if self.dirty:
+            self.save()
+
     def run(self) -> int:
         self._signals()
         if self.state.tracker:
@@ -502,6 +535,7 @@ class Daemon(ProbeSupervisor):
         )
         for w in self.store.warnings:
             self.emit(EventKind.GUARD_STARTED, w)
+        self.catch_up()
         self.deps.notifier.ready(self.status_line())
         wd = watchdog_interval_s()
         last_wd = 0.0
@@ -531,18 +565,7 @@ class Daemon(ProbeSupervisor):
                 poller.register(self._wake_r, select.POLLIN)
             if self.store.changed_on_disk():
                 self._merge_from_disk()
-            self.follower.wait(0)
-            entries = self.follower.read(MAX_ENTRIES_PER_TURN)
-            for entry in entries:
-                if entry.source == "unit":
-                    target = self.target_of(entry.unit)
-                    if target is not None:
-                        self.live[target.unit].lines.append(entry.message)
-            for ev in self.tracker.feed_all(entries) if entries else ():
-                try:
-                    self.on_event(ev)
-                except Exception as err:  # one bad entry never kills the loop
-                    print(f"vllm-guard: error handling {type(ev).__name__}: {err!r}", file=sys.stderr)
+            entries = self.take_journal()
             if entries and not self.dirty and time.monotonic() - self._saved_at >= CURSOR_SAVE_S:
                 self.dirty = True
             if self.held:

@@ -16,7 +16,7 @@ import os
 import sys
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -39,6 +39,7 @@ from vllm_guard.app.statefile import StateStore
 from vllm_guard.consts import Paths
 from vllm_guard.core.attempt import Attempt, AttemptTracker
 from vllm_guard.core.config import Target
+from vllm_guard.core.echo import echoed_args, ran_on
 from vllm_guard.core.events import Event, EventKind
 from vllm_guard.core.failure import Failure
 from vllm_guard.core.pressure import MemorySample
@@ -210,6 +211,16 @@ class GuardCore:
         with contextlib.suppress(OSError):
             ts.log_env(self.paths.env_file(target.unit).stat().st_mtime, ts.current)
             self.dirty = True
+
+    def ran_with(self, ts: TargetState, lines: Iterable[str], started: float | None) -> tuple[str, str] | None:
+        """(model, flags) a start ran with: vLLM's own echo of its arguments where it printed one, else what
+        the env file held at the start (the guard's log of it); None where neither tells."""
+        echo = echoed_args(lines)
+        if echo is not None and ts.current is not None:
+            ran = ran_on(echo, ts.current)
+            return ran.model, ran.flags.describe()
+        logged = ts.ran_with(started)
+        return (logged.model, logged.flags) if logged is not None else None
 
     def watch_files(self, target: Target, ts: TargetState) -> bool:
         """Whether the target's model folders and key file are there and valid. When not, the target waits

@@ -77,9 +77,9 @@ class ProbeSupervisor(RemedyExecutor):
                 evidence = evidence_from_lines(list(live.lines))
                 ttr = now - live.started_at if live.started_at else None
                 cur = ts.current or base_current(target)
-                ran = ts.ran_with(live.started_at)
-                if ran is not None and (ran.model, ran.flags) != (cur.model, cur.flags.describe()):
-                    self._verified_on_older_flags(target, ts, live, ran.model, ran.flags, ttr, now)
+                ran = self.ran_with(ts, live.lines, live.started_at)
+                if ran is not None and ran != (cur.model, cur.flags.describe()):
+                    self._verified_on_older_flags(target, ts, live, ran[0], ran[1], ttr, now)
                     live.liveness = Liveness(target.probe.failures_allowed)
                     live.next_live_probe = now + target.probe.interval_s
                     return
