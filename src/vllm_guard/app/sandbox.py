@@ -599,6 +599,10 @@ class GuardBox:
             },
             "probe": {"timeout_s": 5.0, "interval_s": 5.0, "failures_allowed": 2},
         }
+        if "VLLM_EMU_MEMCG" in environment:
+            # the emulator moves itself into the test's memory cgroup (a real unit has MemoryMax= instead): the
+            # unit's read-only file system (ProtectSystem=strict) must let it write there
+            target["hardening"] = {"ReadWritePaths": environment["VLLM_EMU_MEMCG"]}
         return with_overrides(target, extra)
 
     def install(self) -> str:

@@ -42,14 +42,19 @@ def echoed_args(lines: Iterable[str]) -> dict[str, Any] | None:
 
 def ran_on(echo: dict[str, Any], current: Current) -> Current:
     """The model and flags the echoing start ran with, on the flags the guard sets: ``current`` where the echo
-    agrees, the echo's value where it does not. The config's defaults are vLLM's (0.9, auto, tp 1; unset where
-    vLLM sizes a flag itself), so a flag the guard set to something else and the echo leaves out ran at that
-    default. Flags the guard leaves at their default are not compared: an ``extra_args`` entry may set them,
-    and that is no step of the guard's."""
+    agrees or cannot tell, the echo's value where it does not agree.
+
+    A flag in the echo is what the start ran with. A flag left out had vLLM's default: for the flags whose
+    default the config shares with vLLM (0.9, auto, tp 1, no --enforce-eager) that is a value to compare; for
+    the ones the config leaves unset (vLLM sizes max_num_seqs itself; swap_space is 4 GiB in V0 and gone in
+    V1) it tells nothing, since the guard may have passed exactly vLLM's value. Flags the guard leaves at their
+    default are not compared: an ``extra_args`` entry may set them, and that is no step of the guard's."""
     ran = {
         name: echo.get(name, field.default)
         for name, field in Flags.model_fields.items()
-        if name in _ECHOED and getattr(current.flags, name) != field.default
+        if name in _ECHOED
+        and getattr(current.flags, name) != field.default
+        and (name in echo or field.default is not None)
     }
     try:
         flags = Flags.model_validate({**current.flags.model_dump(), **ran})
