@@ -121,11 +121,27 @@ TABLE = [
     ),
     (
         "runtime oom: then batched tokens",
-        target(max_num_seqs=4),
+        target(max_num_seqs=4, max_model_len=2048),
         {},
         f(K.CUDA_OOM_RUNTIME),
         Action.CHANGE_FLAGS,
         "max_num_batched_tokens unset (8192) -> 4096",
+    ),
+    (
+        "runtime oom: batched tokens never below max_model_len (vLLM refuses it)",
+        target(max_num_seqs=4, max_model_len=6144),
+        {},
+        f(K.CUDA_OOM_RUNTIME),
+        Action.CHANGE_FLAGS,
+        "max_num_batched_tokens unset (8192) -> 6144",
+    ),
+    (
+        "runtime oom: util when batched tokens are at max_model_len",
+        target(max_num_seqs=4, max_model_len=8192),
+        {},
+        f(K.CUDA_OOM_RUNTIME),
+        Action.CHANGE_FLAGS,
+        "gpu_memory_utilization 0.9 ->",
     ),
     ("load oom without fallback gives up", target(), {}, f(K.CUDA_OOM_LOAD), Action.GIVE_UP, ""),
     (
@@ -402,3 +418,31 @@ def test_the_kv_remedy_stays_at_or_below_vllms_estimate_and_leaves_the_headroom_
     if new > lowest:  # the floor, where it is higher, wins over the estimate
         assert new <= est * (1 - headroom) + 1e-6 and (headroom == 0 or new % 16 == 0)
         assert est * (1 - headroom) - new < 16 or new == lowest
+
+
+_NUMERIC = ("gpu_memory_utilization", "max_model_len", "max_num_seqs", "max_num_batched_tokens", "swap_space")
+
+
+@settings(max_examples=400, deadline=None)
+@given(flags=flag_sets, kind=kinds, nums=numbers, model_len=st.none() | st.integers(16, 1_000_000))
+def test_a_remedy_never_raises_a_flag_nor_leaves_batched_tokens_under_max_model_len(
+    flags: Flags, kind: FailureKind, nums: dict[str, float], model_len: int | None
+) -> None:
+    t = _target(flags, Floors())
+    if t is None:
+        return
+    d = decide(t, TargetState(), Failure(kind, Phase.UNKNOWN, nums), NOW, Facts(model_max_len=model_len))
+    if d.current is None or d.current.model != t.model:
+        return
+    new = d.current.flags
+    for name in _NUMERIC:
+        before, after = getattr(flags, name), getattr(new, name)
+        if after is None or after == before:
+            continue
+        if before is not None:
+            assert after <= before, (name, before, after)
+        elif name == "max_model_len":  # unset ran at the model's context (or the length vLLM said it tried)
+            ref = nums.get("max_model_len", model_len)
+            assert ref is not None and after < ref, (after, nums, model_len)
+    if new.max_num_batched_tokens is not None and new.max_num_batched_tokens != flags.max_num_batched_tokens:
+        assert new.max_model_len is None or new.max_num_batched_tokens >= new.max_model_len

@@ -180,8 +180,8 @@ class _Ladder:
         floor = int(self.t.floor("max_model_len"))
         reference = old if old is not None else self.f.numbers.get("max_model_len", self.facts.model_max_len)
         new = max(floor, int(new))
-        if isinstance(reference, (int, float)) and new >= reference:
-            return None
+        if not isinstance(reference, (int, float)) or new >= reference:
+            return None  # never above what the attempt ran with; unknown: no "lower" value can be told
         return Decision(
             Action.CHANGE_FLAGS,
             reason=why,
@@ -208,7 +208,8 @@ class _Ladder:
     def batched_down(self, why: str) -> Decision | None:
         old = self.cur.flags.max_num_batched_tokens
         start = old if old is not None else DEFAULT_MAX_BATCHED_TOKENS
-        new = max(MIN_BATCHED_TOKENS, start // 2)
+        # never below max_model_len: vLLM (V0, and V1 without chunked prefill) refuses that
+        new = max(MIN_BATCHED_TOKENS, start // 2, self.cur.flags.max_model_len or 0)
         if new >= start:
             return None
         return Decision(
