@@ -120,3 +120,32 @@ def test_plan_calibration_needs_memory_lines(cli: Callable[..., CliResult], tmp_
     log.write_text("INFO nothing about memory here\n")
     r = cli("plan", "--model", Q7, "--gpu", "24GiB", "--calibrate-from", log)
     assert r.code == 65 and "log-no-memory-lines" in r.err
+
+
+def test_a_gpu_sold_as_gb_is_planned_in_gib_and_says_so(cli: Callable[..., CliResult]) -> None:
+    r = cli("plan", "--model", Q7, "--gpu", "24GB", "--json")
+    assert r.code == 0, r.err
+    out = json.loads(r.out)
+    assert out["gpus"]["devices"][0]["total_bytes"] == 24 << 30  # not 24 x 10**9 (22.35 GiB)
+    assert "--gpu 24GB read as 24GiB: GPU memory is sold in binary units" in out["notes"]
+    assert json.loads(cli("plan", "--model", Q7, "--gpu", "24GiB", "--json").out)["notes"] == []
+
+
+def test_an_explicit_util_above_the_planners_own_cap_is_planned_as_asked(cli: Callable[..., CliResult]) -> None:
+    out = json.loads(cli("plan", "--model", Q7, "--gpu", "24GiB", "--util", "0.97", "--json").out)
+    assert out["flags"]["gpu_memory_utilization"] == 0.97
+    assert any("util 0.97 as asked, above 0.95" in n for n in out["notes"]), out["notes"]
+    util_rows = [row for row in out["budget"] if "0.97" in str(row["value"])]
+    assert util_rows, out["budget"]
+
+
+def test_plan_refuses_what_vllm_refuses(cli: Callable[..., CliResult], capsys: pytest.CaptureFixture[str]) -> None:
+    r = cli("plan", "--model", Q7, "--gpu", "24GiB,24GiB,24GiB", "--tp", "3")
+    assert r.code == 64, (r.code, r.out, r.err)
+    assert "--tp 3 does not divide the model's 28 attention heads" in r.err and "use one of 1, 2, 4, 7" in r.err
+    from vllm_guard.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["plan", "--model", str(Q7), "--gpu", "24GiB", "--kv-cache-dtype", "fp9"])
+    assert exc.value.code == 64
+    assert "invalid choice: 'fp9'" in capsys.readouterr().err

@@ -19,6 +19,10 @@ DESCRIPTION = (
 )
 
 
+# what vLLM's --kv-cache-dtype accepts (the config's own list, vllm/config CacheDType)
+KV_CACHE_DTYPES = ("auto", "fp8", "fp8_e4m3", "fp8_e5m2", "bfloat16")
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_common(p, json_flag=True)
     p.add_argument("--model", type=Path, help="model folder (default: the first target's model in the config)")
@@ -27,13 +31,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="append",
         default=None,
         metavar="SIZE|auto",
-        help="GPU size to plan for, e.g. 24GiB or 80G (repeat, or comma-separate, one per GPU); "
-        "default auto: the GPUs NVML sees",
+        help="GPU size to plan for, e.g. 24GiB, 80G or 80GB (a GPU's GB are GiB, as cards are sold; repeat, or "
+        "comma-separate, one per GPU); default auto: the GPUs NVML sees",
     )
-    p.add_argument("--tp", type=int, default=None, help="tensor parallel size (default: from the config, else 1)")
+    p.add_argument(
+        "--tp",
+        type=int,
+        default=None,
+        help="tensor parallel size; must divide the model's attention heads, as vLLM checks (default: from the "
+        "config, else 1)",
+    )
     p.add_argument("--max-model-len", type=int, default=None, help="context to plan for (default: the model's)")
     p.add_argument("--util", type=float, default=None, help="gpu_memory_utilization to plan at (default: first fit)")
-    p.add_argument("--kv-cache-dtype", default=None, help="auto (the model's dtype) or fp8 (half the bytes per token)")
+    p.add_argument(
+        "--kv-cache-dtype",
+        default=None,
+        choices=KV_CACHE_DTYPES,
+        help="auto (the model's dtype) or an fp8 kind (half the bytes per token)",
+    )
     p.add_argument(
         "--engine", choices=["v1", "v0"], default="v1", help="vLLM engine to model (v1: vLLM >= 0.8; v0: older)"
     )
@@ -71,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         first_fit,
         kv_bytes_per_token,
         max_model_len_at,
-        parse_size,
+        parse_gpu_size,
         util_for,
     )
     from vllm_guard.errors import GuardError, UsageError
@@ -97,8 +112,14 @@ def run(args: argparse.Namespace) -> int:
     if model is None:
         raise UsageError("no model: pass --model PATH (or write a config with `vllm-guard init`)")
     info = load_model_info(Path(model))
+    if info.num_attention_heads % tp:
+        raise UsageError(
+            f"--tp {tp} does not divide the model's {info.num_attention_heads} attention heads (vLLM refuses it): "
+            f"use one of {', '.join(str(n) for n in range(1, 9) if info.num_attention_heads % n == 0)}"
+        )
 
     sizes = _sizes(args.gpu)
+    size_notes: list[str] = []
     if sizes == ["auto"]:
         report = read_gpus()
         if not report.visible:
@@ -112,9 +133,11 @@ def run(args: argparse.Namespace) -> int:
             raise GuardError("no-gpu", f"{report.error}", hint, exit_code=ExitCode.UNAVAILABLE)
     else:
         try:
-            parsed = [parse_size(s) for s in sizes]
+            read = [parse_gpu_size(s) for s in sizes]
         except ValueError as err:
             raise UsageError(str(err)) from None
+        parsed = [b for b, _ in read]
+        size_notes = list(dict.fromkeys(n for _, n in read if n))
         report = FakeGpus(parsed).read()
     totals = [d.total for d in report.devices]
     free = [d.free for d in report.devices]
@@ -184,7 +207,7 @@ def run(args: argparse.Namespace) -> int:
             "max_model_len_at_util": longest,
             "util_for_max_model_len": need,
             "budget": [{"item": a, "value": b, "source": c} for a, b, c in plan.table()],
-            "notes": list(plan.notes),
+            "notes": size_notes + list(plan.notes),
             "calibrated_from": str(args.calibrate_from) if calibrated is not None else None,
         }
         print(json.dumps(out, indent=2))
@@ -200,7 +223,7 @@ def run(args: argparse.Namespace) -> int:
     print()
     if calibrated is not None:
         print(f"calibrated from {args.calibrate_from} (vLLM's own numbers on this host)")
-    for note in plan.notes:
+    for note in [*size_notes, *plan.notes]:
         print(f"note: {note}")
     print(f"largest max_model_len at util {plan.util:.2f}: {longest}")
     print(f"util needed for max_model_len {plan.max_model_len}: {need:.2f}")

@@ -429,6 +429,13 @@ def first_fit(
         if free_cap < util_cap:
             util_cap = free_cap
             notes.append(f"other processes hold GPU memory: util capped at {util_cap:.2f} by free memory")
+    if util is not None and util > MAX_UTIL:
+        notes.append(
+            f"util {util:.2f} as asked, above {MAX_UTIL}, the highest the planner proposes: little is left for "
+            "the CUDA context and allocator fragmentation outside vLLM's accounting"
+        )
+        if util_cap >= MAX_UTIL:  # free memory did not cap it lower: the util asked for is planned as asked
+            util_cap = util
     base_util = min(util if util is not None else DEFAULT_UTIL, util_cap)
     want = min(max_model_len or info.max_context, info.max_context)
     if max_model_len is not None and max_model_len > info.max_context:
@@ -566,6 +573,16 @@ def parse_size(text: str) -> int:
     if unit and (binary or not b):
         return int(float(number) * (1024**exp))
     return int(float(number) * (1000**exp))
+
+
+def parse_gpu_size(text: str) -> tuple[int, str | None]:
+    """A GPU size as cards are named: a card sold as "24 GB" or "80GB" has 24 or 80 GiB, so a bare GB (MB, TB) on
+    a GPU size means GiB. Returns the bytes and a note when the unit was read so (None otherwise)."""
+    m = _SIZE.match(text)
+    if m is not None and m.group(2) and m.group(4) and not m.group(3):
+        binary = f"{m.group(1)}{m.group(2).upper()}iB"
+        return parse_size(binary), f"--gpu {text.strip()} read as {binary}: GPU memory is sold in binary units"
+    return parse_size(text), None
 
 
 def format_gib(b: int | float) -> str:
