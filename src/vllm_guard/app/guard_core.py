@@ -182,6 +182,9 @@ class GuardCore:
         self.state.cursor = self.follower.cursor if self.follower is not None else self.state.cursor
         self.state.tracker = self.tracker.snapshot()
         with self.store.locked():
+            if self.store.changed_on_disk():  # a `reset` wrote it since the loop last looked: keep what it wrote
+                for unit, ts in self.store.load().targets.items():
+                    self.state.targets[unit] = ts
             self.store.save(self.state)
         self.dirty = False
         self._saved_at = time.monotonic()
