@@ -234,3 +234,32 @@ def test_the_loop_respects_a_persons_stop_survives_a_broken_reload_follows_a_new
     assert opened == [False, True]  # the second target's unit joined the journal's filter
     assert "vllm-other" in d.state.targets and "vllm-other" in d.live
     assert ts.budget_from is not None  # the reset another process wrote was merged, not overwritten
+
+
+def test_a_metrics_file_that_cannot_be_written_is_one_warning_that_says_what_to_do(
+    fake_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (fake_root / "var/lib").mkdir(parents=True)
+    (fake_root / "var/lib/prometheus").write_text("a file where the folder should be\n")
+    write_config(fake_root, '[guard]\nmetrics = true\n[[target]]\nmodel = "/models/tiny"\nuser = "root"\n')
+    deps = Deps(systemctl=FakeSystemctl(), send=lambda e: None, notifier=Notes([]), gpus=lambda: None)  # type: ignore[arg-type]
+    d = Daemon(Paths(fake_root), None, deps)
+    d.reconcile()
+    d.write_metrics()
+    d.write_metrics()
+    err = capsys.readouterr().err
+    assert err.count("cannot write metrics") == 1  # once, not at every turn
+    assert err.startswith("<4>vllm-guard: warning: cannot write metrics to ") and "(`vllm-guard run --check`" in err
+
+
+def test_an_event_of_a_unit_the_config_does_not_name_is_ignored(fake_root: Path) -> None:
+    write_config(fake_root, '[[target]]\nmodel = "/models/tiny"\nuser = "root"\n')
+    events: list[Event] = []
+    deps = Deps(systemctl=FakeSystemctl(), send=events.append, notifier=Notes([]), gpus=lambda: None)  # type: ignore[arg-type]
+    d = Daemon(Paths(fake_root), None, deps)
+    d.reconcile()
+    feed = Feed()
+    feed.started(INV1, unit="vllm-unknown.service")
+    for ev in d.tracker.feed_all(feed.out):
+        d.on_event(ev)
+    assert events == [] and d.live["vllm-qwen"].invocation is None
