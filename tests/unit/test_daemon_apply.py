@@ -752,7 +752,7 @@ def test_a_model_folder_that_is_there_but_invalid_keeps_the_target_waiting_with_
     assert ts.waiting == "/models/later holds no config.json (not mounted yet?)"
 
 
-class _AnswersAtOnce:
+class AnswersAtOnce:
     """A probes module whose model answers at once (the start probe passes)."""
 
     @staticmethod
@@ -787,7 +787,7 @@ def test_a_start_that_ran_on_older_flags_is_verified_on_those_and_its_failure_is
             clock=lambda: clock["now"],
             gpus=lambda: None,
             notifier=Notifier(address=""),
-            probes=lambda: _AnswersAtOnce,
+            probes=lambda: AnswersAtOnce,
         )
         d = Daemon(Paths(fake_root), None, deps)
         d.reconcile()

@@ -15,8 +15,7 @@ import pytest
 
 from tests.conftest import write_config
 from tests.unit.test_attempt import INV1, INV2, Feed
-from tests.unit.test_daemon_apply import KV_LINES, FakeSystemctl, env_of
-from tests.unit.test_probe_supervisor import OK
+from tests.unit.test_daemon_apply import KV_LINES, AnswersAtOnce, FakeSystemctl, env_of
 from vllm_guard.app import daemon as daemon_mod
 from vllm_guard.app.daemon import Daemon, Deps
 from vllm_guard.consts import Paths
@@ -82,14 +81,6 @@ class Notes:
     def stopping(self, status: str = "") -> bool:
         self.log.append("STOPPING")
         return True
-
-
-class AnswersAtOnce:
-    @staticmethod
-    def wait_until_answers(target: Any, api_key: Any, **_: Any) -> Any:
-        return OK
-
-    probe_once = wait_until_answers
 
 
 @pytest.fixture

@@ -299,3 +299,11 @@ def test_a_misspelt_hardening_directive_is_refused_with_a_suggestion() -> None:
 
     with pytest.raises(ValueError, match="did you mean 'ProtectHome'"):
         Target.model_validate({"model": "/models/q", "hardening": {"ProtectHomes": "yes"}})
+
+
+def test_every_directive_the_unit_sets_can_be_changed_by_name() -> None:
+    from vllm_guard.core.config import HARDENING_KEYS, Target
+    from vllm_guard.core.render import hardening
+
+    for target in (Target(model="/m"), Target(model="/m", device="cpu")):
+        assert {h.key for h in hardening(target)} <= HARDENING_KEYS

@@ -592,6 +592,4 @@ class Daemon(ProbeSupervisor):
     def _merge_from_disk(self) -> None:
         """Another verb (reset) changed the state file: take its view of the targets it touched."""
         with self.store.locked():
-            disk = self.store.load()
-        for unit, ts in disk.targets.items():
-            self.state.targets[unit] = ts
+            self._adopt_from_disk()

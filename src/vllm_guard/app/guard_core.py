@@ -183,11 +183,15 @@ class GuardCore:
         self.state.tracker = self.tracker.snapshot()
         with self.store.locked():
             if self.store.changed_on_disk():  # a `reset` wrote it since the loop last looked: keep what it wrote
-                for unit, ts in self.store.load().targets.items():
-                    self.state.targets[unit] = ts
+                self._adopt_from_disk()
             self.store.save(self.state)
         self.dirty = False
         self._saved_at = time.monotonic()
+
+    def _adopt_from_disk(self) -> None:
+        """Another verb (reset) changed the state file: take its view of the targets it touched (under the lock)."""
+        for unit, ts in self.store.load().targets.items():
+            self.state.targets[unit] = ts
 
     def wake(self) -> None:
         with contextlib.suppress(BlockingIOError, OSError):
@@ -222,7 +226,7 @@ class GuardCore:
         if echo is not None and ts.current is not None:
             ran = ran_on(echo, ts.current)
             return ran.model, ran.flags.describe()
-        logged = ts.ran_with(started)
+        logged = ts.env_at(started)
         return (logged.model, logged.flags) if logged is not None else None
 
     def watch_files(self, target: Target, ts: TargetState) -> bool:

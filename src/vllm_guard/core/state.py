@@ -145,7 +145,7 @@ class TargetState(_M):
         self.env_log.append(EnvWrite(at=at, model=current.model, flags=flags))
         del self.env_log[:-ENV_LOG_LIMIT]
 
-    def ran_with(self, started: float | None) -> EnvWrite | None:
+    def env_at(self, started: float | None) -> EnvWrite | None:
         """What the env file held when a start at ``started`` read it; None when the log does not reach back."""
         if started is None:
             return None
