@@ -328,6 +328,31 @@ def _seqnum(cursor: str) -> tuple[str, int] | None:
 Sender = Callable[..., object]
 
 
+_kernel_seen = False
+
+
+def kernel_log_visible() -> bool | None:
+    """Whether the local journal holds kernel messages of this boot: journald reads /dev/kmsg on a host, not
+    in most containers. Where it does not, a missing kernel OOM line proves nothing. None: unreadable."""
+    global _kernel_seen
+    if _kernel_seen:
+        return True
+    try:
+        reader = journal.Reader(flags=journal.LOCAL_ONLY | journal.SYSTEM)
+    except OSError:
+        return None
+    try:
+        reader.this_boot()
+        reader.add_match(_TRANSPORT="kernel")
+        reader.seek_head()
+        _kernel_seen = bool(reader.get_next())
+    except OSError:
+        return None
+    finally:
+        reader.close()
+    return _kernel_seen
+
+
 def send_event(event: Event, *, sender: Sender | None = None) -> bool:
     """Write one guard event to the journal; False when journald could not take it."""
     send = sender if sender is not None else journal.send

@@ -54,6 +54,7 @@ from vllm_guard.core.attempt import (
 from vllm_guard.core.classify import classify
 from vllm_guard.core.config import Target
 from vllm_guard.core.events import EventKind
+from vllm_guard.core.evidence import GpuSeen, Observed, unsure, weigh
 from vllm_guard.core.failure import Failure
 from vllm_guard.core.kinds import Basis, Confidence, FailureKind
 from vllm_guard.core.policy import Action
@@ -220,6 +221,7 @@ class Daemon(ProbeSupervisor):
             return
         self._note_platform(ts, attempt.lines)
         failure = verdict if verdict is not None else classify(attempt.lines, attempt.outcome())
+        failure = self.weigh_observed(target, ts, live, attempt, failure)
         rec = AttemptRecord(
             invocation_id=attempt.invocation_id,
             started=attempt.started_us / 1e6,
@@ -267,12 +269,55 @@ class Daemon(ProbeSupervisor):
             PHASE=failure.phase.value,
             CONFIDENCE=failure.confidence.value,
             BASIS=failure.basis.value,
+            OBSERVED="\n".join(failure.observed),
+            UNSURE=unsure(failure),
             INVOCATION_ID=attempt.invocation_id,
             EVIDENCE="\n".join(failure.evidence[:5]),
             HINT=failure.hint,
             ATTEMPT=str(len(ts.attempts)),
         )
         self.remedy(target, ts, failure, attempt.invocation_id, exited_cleanly=clean_exit)
+
+    def weigh_observed(
+        self, target: Target, ts: TargetState, live: LiveUnit, attempt: Attempt, failure: Failure
+    ) -> Failure:
+        """A weak verdict weighed against what the guard saw of the attempt (core/evidence.py); the GPUs and
+        the kernel's log are read only when a rule could use them."""
+        if failure.confidence is not Confidence.LOW:
+            return failure
+        inv = attempt.invocation_id
+        verified = ts.last_verified
+        passed = live.verified_invocation == inv or (verified is not None and verified.invocation_id == inv)
+        ready_s = verified.time_to_ready_s if verified is not None and verified.invocation_id != inv else None
+        lived = (attempt.ended_us - attempt.started_us) / 1e6 if attempt.ended_us is not None else None
+        oom = failure.kind in (FailureKind.CUDA_OOM_RUNTIME, FailureKind.CUDA_OOM_PROFILE)
+        gpus: list[GpuSeen] | None = None
+        if oom and not passed:
+            mine = set(attempt.pids)
+            read = self.deps.gpus()
+            if read:
+                gpus = [
+                    GpuSeen(
+                        g.total_mib,
+                        g.free_mib,
+                        tuple((h.pid, h.command, h.used_mib) for h in g.holders if h.pid not in mine),
+                    )
+                    for g in read
+                ]
+        kill = failure.kind is FailureKind.HOST_OOM_KILLED
+        cur = ts.current or base_current(target)
+        seen = Observed(
+            probe_passed=passed,
+            lived_s=lived,
+            healthy_ready_s=ready_s,
+            gpus=gpus,
+            util=cur.flags.gpu_memory_utilization,
+            kernel_log_visible=self.deps.kernel_log() if kill and not attempt.kernel_oom else None,
+            kernel_oom=attempt.kernel_oom,
+            memory_pressure=self.pressure_warning.get(target.unit, False)
+            or self._pressure_high_since.get(target.unit) is not None,
+        )
+        return weigh(failure, seen)
 
     def on_amended(self, target: Target, ts: TargetState, live: LiveUnit, attempt: Attempt) -> None:
         """Late lines of an attempt already handled: a weak verdict (unknown) may now have its cause."""

@@ -87,6 +87,12 @@ def _probe_module() -> Any:
     return probe
 
 
+def _kernel_log_visible() -> bool | None:
+    from vllm_guard.adapters.journal import kernel_log_visible
+
+    return kernel_log_visible()
+
+
 def _send_to_journal(event: Event) -> None:
     from vllm_guard.adapters.journal import send_event
 
@@ -106,6 +112,7 @@ class Deps:
     echo: bool = False  # also print events on stderr (when not run by systemd)
     probes: Callable[[], Any] = _probe_module  # the module with wait_until_answers / probe_once
     where: Callable[[Target, list[Gpu] | None], Where] = where_now  # hardware and installed vLLM version
+    kernel_log: Callable[[], bool | None] = _kernel_log_visible  # whether the kernel's messages can be read
 
 
 @dataclass

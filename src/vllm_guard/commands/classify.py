@@ -68,6 +68,7 @@ _BASIS_WORDS = {
     "frame": "placed by a traceback frame",
     "milestone": "placed by a start-up milestone",
     "bare": "nothing but a bare error",
+    "observed": "what the guard saw of the attempt beyond its lines",
 }
 
 

@@ -47,9 +47,10 @@ class Failure:
     hint: str = ""
     confidence: Confidence = Confidence.HIGH
     basis: Basis = Basis.MESSAGE
+    observed: tuple[str, ...] = ()  # what the guard saw beyond the lines, and what it left unsure (evidence.py)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "kind": self.kind.value,
             "phase": self.phase.value,
             "numbers": dict(self.numbers),
@@ -58,6 +59,9 @@ class Failure:
             "confidence": self.confidence.value,
             "basis": self.basis.value,
         }
+        if self.observed:
+            out["observed"] = list(self.observed)
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Failure:
@@ -69,6 +73,7 @@ class Failure:
             hint=str(data.get("hint", "")),
             confidence=Confidence(data.get("confidence", "high")),
             basis=Basis(data.get("basis", "message")),
+            observed=tuple(data.get("observed", ())),
         )
 
 
