@@ -36,6 +36,35 @@ def _harness() -> Any:
     return harness
 
 
+def test_with_preflight_fit_max_model_len_too_large_never_fails(
+    boot: Callable[..., Any], tiny_models: Callable[[str], Path]
+) -> None:
+    # The case below, with preflight = "fit": 1 GiB of KV cache at 32 KiB per token holds 32640 tokens in
+    # vLLM's blocks, so the guard starts vLLM at 5 % below that (31008) before its first start.
+    h = _harness()
+    gb = boot()
+    model = add_model(gb, tiny_models("long"), "tiny-long")
+    target = vllm_target(
+        gb,
+        unit=UNIT,
+        model=model,
+        flags={"max_model_len": 131072},
+        env={"VLLM_CPU_KVCACHE_SPACE": "1"},
+        preflight="fit",
+    )
+    h.start(gb, [target])
+
+    wait_healthy_or_gave_up(gb, UNIT, timeout=2 * START_S)
+    print(timeline(gb, UNIT))
+
+    (pre,) = gb.events(UNIT, "preflight")
+    assert "--max-model-len=31008" in pre["VLLM_GUARD_FLAGS_AFTER"]
+    assert h.kinds(gb, UNIT) == []
+    assert gb.starts(UNIT) == 1
+    assert h.flag(gb, UNIT, "max-model-len") == "31008"
+    assert gb.unit_state(UNIT)["ActiveState"] == "active"
+
+
 def test_max_model_len_too_large_is_lowered_to_vllms_estimate(
     boot: Callable[..., Any], tiny_models: Callable[[str], Path]
 ) -> None:

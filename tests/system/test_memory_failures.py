@@ -52,6 +52,31 @@ def test_kv_cache_too_small_sets_max_model_len_to_vllms_estimate(gbox: GuardBox)
     assert gbox.chat(PORT, "qwen") == 200
 
 
+def test_with_preflight_fit_the_kv_cache_case_is_healthy_on_its_first_start(gbox: GuardBox) -> None:
+    # The case above, with preflight = "fit": the planner puts the KV cache at about 32400 tokens at util 0.7
+    # (the emulator's limit is 30240); less the planner's 10 % band, the unit starts at 28672, and never fails.
+    model = add_model(gbox, "qwen", Q7)
+    target = gbox.emulator_target(
+        unit=UNIT,
+        model=model,
+        port=PORT,
+        flags={"gpu_memory_utilization": 0.7, "max_model_len": 32768},
+        preflight="fit",
+    )
+    start(gbox, [target])
+
+    wait_healthy(gbox, UNIT)
+
+    (pre,) = gbox.events(UNIT, "preflight")
+    assert "--max-model-len=32768" in pre["VLLM_GUARD_FLAGS_BEFORE"]
+    assert "--max-model-len=28672" in pre["VLLM_GUARD_FLAGS_AFTER"]
+    assert kinds(gbox, UNIT) == []
+    assert gbox.events(UNIT, "remedy_applied") == []
+    assert gbox.starts(UNIT) == 1
+    assert flag(gbox, UNIT, "max-model-len") == "28672"
+    assert gbox.chat(PORT, "qwen") == 200
+
+
 def test_cuda_oom_in_profiling_lowers_util_by_a_small_step(gbox: GuardBox) -> None:
     # CUDA-graph capture needs 0.5 GiB beyond util x total; with 1 GiB held by the CUDA context,
     # 0.95 x 24 GiB + 0.5 GiB does not fit in 23 GiB; a util a few hundredths lower does.

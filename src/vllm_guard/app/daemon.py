@@ -22,6 +22,7 @@ import sys
 import time
 
 from vllm_guard import __version__
+from vllm_guard.adapters.modelfs import load_model_info
 from vllm_guard.adapters.notify import watchdog_interval_s
 from vllm_guard.app.config_load import load_config
 from vllm_guard.app.gpus import Gpu
@@ -58,13 +59,17 @@ from vllm_guard.core.evidence import GpuSeen, Observed, unsure, weigh
 from vllm_guard.core.failure import Failure
 from vllm_guard.core.kinds import Basis, Confidence, FailureKind
 from vllm_guard.core.policy import Action
+from vllm_guard.core.preflight import check_cpu, check_gpu
 from vllm_guard.core.pressure import judge_pressure
 from vllm_guard.core.state import AttemptRecord, TargetState, base_current, base_hash
-from vllm_guard.core.where import begin_after_move
+from vllm_guard.core.where import begin_after_move, known_good_key, visible_indices
+from vllm_guard.errors import GuardError
 
 # Before READY=1 the guard acts on the journal's backlog for at most this long (the unit's TimeoutStartSec= is
 # 90 s): a vLLM start that waits for the guard then reads the flags its failures called for.
 CATCH_UP_S = 30.0
+
+MIB = 1 << 20
 
 __all__ = ["Daemon", "Deps", "Systemctl"]
 
@@ -112,10 +117,63 @@ class Daemon(ProbeSupervisor):
                     self.write_env(t, ts.current)
             if not ts.env_log:
                 self._log_env_file(t, ts)
+            if ts.pending is None and (t.preflight or self.loaded.config.guard.preflight) == "fit":
+                self.preflight(t, ts)
         for unit in list(self.state.targets):
             if self.target_of(unit) is None:
                 del self.state.targets[unit]
                 self.dirty = True
+
+    def preflight(self, t: Target, ts: TargetState) -> None:
+        """Before a first start on the base flags (after an install, a config change, a move where no flags were
+        verified), check them with the planner and start from a shorter max_model_len when they cannot fit."""
+        if ts.current is None or ts.current != base_current(t):
+            return  # flags the guard chose already (a remedy, the last-known-good): they answer to real starts
+        try:
+            active = self.deps.systemctl.show(t.unit_file, "ActiveState").get("ActiveState", "")
+        except (GuardError, OSError):
+            active = ""
+        if active in ("active", "activating", "reloading", "deactivating"):
+            return  # it runs (or starts) on these flags already: its own outcome will tell
+        gpus = None if t.device == "cpu" else self.deps.gpus()
+        where = self.deps.where(t, gpus)
+        if known_good_key(ts.current.model, where) in ts.known_good:
+            return  # verified here before
+        try:
+            info = load_model_info(self.paths.under(ts.current.model.lstrip("/")))
+        except (GuardError, OSError, ValueError) as err:
+            self.emit(EventKind.PREFLIGHT, f"{t.unit_file}: preflight skipped: {err}", t, REASON=str(err))
+            return
+        if t.device == "cpu":
+            space = ts.current.flags.cpu_kvcache_space_gib
+            raw = t.environment.get("VLLM_CPU_KVCACHE_SPACE", "")
+            if space is None and raw.strip().isdigit():
+                space = int(raw)
+            fit = check_cpu(t, ts.current, info, space)
+        else:
+            wanted = visible_indices(t.environment)
+            seen = {g.index: g.total_mib * MIB for g in gpus or []}
+            sizes = [seen[i] for i in wanted if i in seen] if wanted is not None else list(seen.values())
+            fit = check_gpu(t, ts.current, info, sizes)
+        before = ts.current
+        if fit.current is None:
+            self.emit(EventKind.PREFLIGHT, f"{t.unit_file}: preflight: {fit.reason}", t, REASON=fit.reason)
+            return
+        ts.current = fit.current
+        self.write_env(t, fit.current)
+        ts.log_env(self.now(), fit.current)
+        self.dirty = True
+        self.emit(
+            EventKind.PREFLIGHT,
+            f"{t.unit_file}: preflight lowered max_model_len {before.flags.max_model_len or 'unset'} -> "
+            f"{fit.current.flags.max_model_len}",
+            t,
+            REASON=fit.reason,
+            CHANGE=f"max_model_len {before.flags.max_model_len or 'unset'} -> {fit.current.flags.max_model_len}",
+            FLAGS_BEFORE=before.flags.describe(),
+            FLAGS_AFTER=fit.current.flags.describe(),
+            ENV_FILE=str(self.paths.env_file_on_host(t.unit)),
+        )
 
     def begin_where_it_runs(self, t: Target, ts: TargetState, gpus: list[Gpu] | None) -> None:
         """The unit moved to other hardware or another vLLM since its flags were verified: begin from the

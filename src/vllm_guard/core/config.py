@@ -192,6 +192,10 @@ class Target(_Model):
     # The KV-cache remedy sets max_model_len this fraction below vLLM's estimate: the estimate is the
     # length at which exactly one request fills the cache (a concurrency of 1.00x).
     kv_headroom: float = Field(default=0.05, ge=0, le=0.5)
+    # "fit": before the first start after an install, a config change or a move to new hardware, check the
+    # flags with the planner and start from a shorter max_model_len when they cannot fit (core/preflight.py).
+    # None: the guard-wide [guard] preflight.
+    preflight: Literal["off", "fit"] | None = None
     # [target.hardening]: the vLLM unit's sandboxing directives by name, e.g. ProtectHome = "read-only";
     # "unset" drops one. For what a site needs that the defaults forbid.
     hardening: dict[str, str] = Field(default_factory=dict)
@@ -306,6 +310,7 @@ class Guard(_Model):
     step_back_after_s: int = Field(default=7 * 86400, ge=3600)  # a week healthy before trying
     pressure_interval_s: float = Field(default=5.0, ge=1)  # memory-pressure sampling period
     watchdog: bool = True  # send WATCHDOG=1 when the unit has WatchdogSec=
+    preflight: Literal["off", "fit"] = "off"  # the default of each target's preflight
 
 
 class Config(_Model):

@@ -26,6 +26,7 @@ class EventKind(Enum):
     MEMORY_PRESSURE = "d4b8d2a5784e473baadcf39c4bef753f"
     TARGET_WAITING = "b69769ea29f34a77ae0d98268e94d78c"
     TARGET_READY = "eb672e7b58b84598b87a303ac0322d7b"
+    PREFLIGHT = "d155db2ac69e437dbd99045275ed084f"
 
     @property
     def message_id(self) -> str:
@@ -48,6 +49,7 @@ _PRIORITY = {
     EventKind.MEMORY_PRESSURE: 4,
     EventKind.RESET: 5,
     EventKind.TARGET_WAITING: 4,
+    EventKind.PREFLIGHT: 5,
     EventKind.TARGET_READY: 5,
 }
 

