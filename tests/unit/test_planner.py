@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from vllm_guard.adapters.modelfs import load_model_info
+from vllm_guard.core.calibrate import read_vllm_log
 from vllm_guard.core.modelinfo import ModelInfo, model_info_from_config
 from vllm_guard.core.planner import (
     GiB,
@@ -21,7 +22,6 @@ from vllm_guard.core.planner import (
     kv_tokens_at,
     max_model_len_at,
     parse_size,
-    reported_from_log,
     util_for,
 )
 
@@ -293,29 +293,32 @@ V0_GB_LINE = "INFO 02-11 07:40:45 model_runner.py:1115] Loading model weights to
 
 
 def test_reported_from_a_v0_log() -> None:
-    r = reported_from_log(V0_LINES)
-    assert r is not None
-    assert r.gpu_bytes == int(79.19 * GiB) and r.util == 0.90
-    assert r.weights_bytes == int(12.55 * GiB) and r.activation_bytes == int(2.38 * GiB)
-    assert r.non_torch_bytes == int(0.16 * GiB) and r.kv_cache_bytes == int(56.18 * GiB)
-    assert r.kv_tokens == 7191 * 16
+    r = read_vllm_log(V0_LINES).reported(gpu_bytes=24 * GiB, util=0.5)
+    assert r.gpu_bytes == round(79.19 * GiB) and r.util == 0.90  # the log's own figures win
+    assert r.weights_bytes == round(12.55 * GiB) and r.activation_bytes == round(2.38 * GiB)
+    assert r.non_torch_bytes == round(0.16 * GiB) and r.kv_cache_bytes == round(56.18 * GiB)
+    assert r.kv_tokens == 7191 * 16 and r.engine == "v0"
     assert r.max_model_len is None
     engine_line = (
         "INFO llm_engine.py:234] Initializing a V0 LLM engine (v0.8.1) with config: model='m', max_seq_len=4096, x=1"
     )
-    r2 = reported_from_log(engine_line + "\n" + V0_LINES)
-    assert r2 is not None and r2.max_model_len == 4096
+    r2 = read_vllm_log(engine_line + "\n" + V0_LINES).reported(gpu_bytes=0, util=0.9)
+    assert r2.max_model_len == 4096
 
 
 def test_reported_from_a_v1_log_needs_the_gpu_from_elsewhere() -> None:
-    assert reported_from_log(V1_LINES) is None
-    r = reported_from_log(V1_LINES, gpu_bytes=int(79.19 * GiB), util=0.9, tp=4)
-    assert r is not None and r.kv_tokens == 178_880 and r.kv_cache_bytes == int(8.11 * GiB) and r.tp == 4
+    reading = read_vllm_log(V1_LINES)
+    assert reading.total_bytes is None and reading.util is None
+    r = reading.reported(gpu_bytes=round(79.19 * GiB), util=0.9, tp=4)
+    assert r.kv_tokens == 178_880 and r.kv_cache_bytes == round(8.11 * GiB) and r.tp == 4
+    assert r.gpu_bytes == round(79.19 * GiB) and r.util == 0.9
 
 
 def test_v0_gb_are_gib() -> None:
-    r = reported_from_log(V0_GB_LINE, gpu_bytes=24 * GiB, util=0.98)
-    assert r is not None and r.weights_bytes == int(13.9476 * GiB)
+    assert not read_vllm_log(V0_GB_LINE).found  # weights alone are no KV figure
+    blocks_line = V0_LINES.splitlines()[-1]  # "# cuda blocks: 7191, # CPU blocks: 512"
+    reading = read_vllm_log(V0_GB_LINE + "\n" + blocks_line)
+    assert reading.weights_bytes == round(13.9476 * GiB) and reading.kv_tokens == 7191 * 16
 
 
 def test_calibrating_from_a_log_reproduces_vllm() -> None:
@@ -331,7 +334,6 @@ def test_calibrating_from_a_log_reproduces_vllm() -> None:
             "torch_dtype": "float16",
         }
     )
-    r = reported_from_log(V0_LINES, max_model_len=4096)
-    assert r is not None
+    r = read_vllm_log(V0_LINES).reported(gpu_bytes=0, util=0.9, max_model_len=4096)
     p = calibrate(llama2_7b, r, PlannerParams(engine="v0"))
     assert kv_tokens_at(llama2_7b, r.gpu_bytes, 0.9, max_model_len=4096, params=p) == pytest.approx(7191 * 16, abs=16)

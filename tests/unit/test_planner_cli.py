@@ -149,3 +149,70 @@ def test_plan_refuses_what_vllm_refuses(cli: Callable[..., CliResult], capsys: p
         main(["plan", "--model", str(Q7), "--gpu", "24GiB", "--kv-cache-dtype", "fp9"])
     assert exc.value.code == 64
     assert "invalid choice: 'fp9'" in capsys.readouterr().err
+
+
+def _corpus_log(tmp_path: Path, relative: str) -> Path:
+    """A corpus log without its header (source and notes), as a person would pass it."""
+    from tests.corpus import lines_of
+
+    path = tmp_path / Path(relative).name
+    path.write_text("\n".join(lines_of(DATA / "logs" / relative)) + "\n", encoding="utf-8")
+    return path
+
+
+def test_plan_calibrated_from_a_failed_start_keeps_the_negative_reserve(
+    cli: Callable[..., CliResult], tmp_path: Path
+) -> None:
+    # Qwen2.5-7B on an 8 GB RTX 4060 at util 0.70, vLLM V0: "the rest of the memory reserved for KV Cache is
+    # -1.05GiB", "# cuda blocks: 0" (https://github.com/vllm-project/vllm/issues/13882)
+    log = _corpus_log(tmp_path, "kv_cache_insufficient/vllm-13882-rtx4060-negative-kv-cuda-blocks-0.log")
+    r = cli("plan", "--model", Q7, "--gpu", "8GiB", "--max-model-len", "4096", "--calibrate-from", log, "--json")
+    assert r.code == 0, r.err
+    out = json.loads(r.out)
+    assert out["calibrated_from"] == str(log)
+    assert any("-1.05 GiB from 'KV cache GiB figure' (line 4)" in n for n in out["notes"]), out["notes"]
+    # 1.05 GiB short at 0.70 of 8 GiB, and 4096 tokens of 56 KiB more: util 0.70 + 1.27 / 8
+    assert out["util_for_max_model_len"] == pytest.approx(0.86, abs=0.011)
+    assert out["flags"]["max_model_len"] == 4096 and out["flags"]["gpu_memory_utilization"] == 0.9
+
+
+def test_plan_calibrated_from_a_v1_failed_start_uses_vllms_own_estimate(
+    cli: Callable[..., CliResult], tmp_path: Path
+) -> None:
+    # vLLM 0.32 on the CPU backend: "the estimated maximum model length is 32640" (a capture on this project's
+    # host, tests/data/logs; its model has 16 layers x 8 KV heads x 64: 32 KiB per token)
+    log = _corpus_log(tmp_path, "kv_cache_insufficient/vllm-cpu-max-model-len.log")
+    long_tiny = tmp_path / "tiny-qwen2-long"
+    long_tiny.mkdir()
+    cfg = json.loads((DATA / "models/tiny-qwen2/config.json").read_text())
+    cfg.update(num_hidden_layers=16, num_key_value_heads=8, num_attention_heads=8, head_dim=64)
+    cfg.update(max_position_embeddings=131072)
+    (long_tiny / "config.json").write_text(json.dumps(cfg))
+    r = cli("plan", "--model", long_tiny, "--gpu", "8GiB", "--util", "0.5", "--calibrate-from", log, "--json")
+    assert r.code in (0, 1), r.err
+    out = json.loads(r.out)
+    notes = out["notes"]
+    assert any("32,640 tokens from 'the estimated maximum model length is N'" in n for n in notes), notes
+    assert any("vLLM's CPU backend" in n for n in notes) and not any("is the log from this model" in n for n in notes)
+    assert any("gpu_memory_utilization the start ran with: 0.50 assumed" in n for n in notes)
+    assert out["max_model_len_at_util"] == pytest.approx(32640, abs=16)  # vLLM's own estimate, to a block
+    # the same log against the 2-layer tiny model: vLLM's 32 KiB per token is not its 1 KiB
+    other = json.loads(
+        cli("plan", "--model", DATA / "models/tiny-qwen2", "--gpu", "8GiB", "--calibrate-from", log, "--json").out
+    )
+    assert any("is the log from this model, with these flags?" in n for n in other["notes"])
+
+
+def test_plan_calibration_error_says_what_it_looked_for(cli: Callable[..., CliResult], tmp_path: Path) -> None:
+    log = _corpus_log(tmp_path, "kv_cache_insufficient/vllm-10439-qwen05b-docker-no-available-memory.log")
+    r = cli("plan", "--model", Q7, "--gpu", "24GiB", "--calibrate-from", log)
+    assert r.code == 65 and "log-no-memory-lines" in r.err and "Traceback" not in r.err
+    assert "'GPU KV cache size: N tokens'" in r.err and "'the estimated maximum model length is N'" in r.err
+    assert "No available memory for the cache blocks' without a figure" in r.err
+
+
+def test_plan_calibration_flags_a_log_of_another_model(cli: Callable[..., CliResult], tmp_path: Path) -> None:
+    # Qwen3-0.6B's start (112 KiB of KV per token: 18.67 GiB for 174,800 tokens) is no log of Qwen2.5-7B (56 KiB)
+    log = _corpus_log(tmp_path, "none/vllm-21443-v1-startup-single-gpu.log")
+    out = json.loads(cli("plan", "--model", Q7, "--gpu", "24GiB", "--calibrate-from", log, "--json").out)
+    assert any("is the log from this model, with these flags?" in n for n in out["notes"]), out["notes"]

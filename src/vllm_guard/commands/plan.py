@@ -50,15 +50,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="auto (the model's dtype) or an fp8 kind (half the bytes per token)",
     )
     p.add_argument(
-        "--engine", choices=["v1", "v0"], default="v1", help="vLLM engine to model (v1: vLLM >= 0.8; v0: older)"
+        "--engine",
+        choices=["v1", "v0"],
+        default=None,
+        help="vLLM engine to model (v1: vLLM >= 0.8; v0: older); default: the one of the --calibrate-from log, else v1",
     )
     p.add_argument(
         "--calibrate-from",
         type=Path,
         default=None,
         metavar="LOG",
-        help="a log of a vLLM start on this host (journalctl -u UNIT -o cat): its own numbers replace the "
-        "planner's estimates (GPU size and util are read from it, else from --gpu and the config)",
+        help="a log of a vLLM start on this host (journalctl -u UNIT -o cat), a failed one too: vLLM's own memory "
+        "figures replace the planner's estimates (GPU size, util and flags are read from it where it states them, "
+        "else from the options and the config)",
     )
     p.add_argument(
         "--estimate-cudagraphs",
@@ -81,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
     from vllm_guard.adapters.nvml import FakeGpus, read_gpus
     from vllm_guard.consts import JSON_SCHEMA, Paths
     from vllm_guard.core.planner import (
+        Engine,
         GiB,
         PlannerParams,
         first_fit,
@@ -94,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
     paths = Paths(args.root)
     if args.tp is not None and args.tp < 1:
         raise UsageError("--tp must be at least 1")
+    # a calibration log is read first: what the start ran with fills in what neither the options nor the config say
+    reading = _read_calibration_log(Path(args.calibrate_from)) if args.calibrate_from is not None else None
     tp = args.tp
     kv_dtype = args.kv_cache_dtype
     model = args.model
@@ -105,6 +112,13 @@ def run(args: argparse.Namespace) -> int:
             model = model if model is not None else paths.under(target.model.lstrip("/"))
             tp = tp if tp is not None else target.flags.tensor_parallel_size
             kv_dtype = kv_dtype if kv_dtype is not None else target.flags.kv_cache_dtype
+    if reading is not None:
+        tp = tp if tp is not None else reading.tp
+        kv_dtype = (
+            kv_dtype
+            if kv_dtype is not None or reading.kv_cache_dtype not in KV_CACHE_DTYPES
+            else reading.kv_cache_dtype
+        )
     tp = tp or 1
     kv_dtype = kv_dtype or "auto"
     if args.util is not None and not 0 < args.util <= 1:
@@ -147,34 +161,61 @@ def run(args: argparse.Namespace) -> int:
     if len(totals) < tp:
         raise UsageError(f"--tp {tp} needs {tp} GPUs; {len(totals)} given or visible")
 
-    params = replace(PlannerParams(engine=args.engine), estimate_cudagraphs=args.estimate_cudagraphs)
+    calibration_notes: list[str] = []
+    engine: Engine = "v1"
+    if args.engine in ("v1", "v0"):
+        engine = args.engine
+    elif reading is not None and reading.engine is not None:
+        engine = reading.engine
+    params = replace(PlannerParams(engine=engine), estimate_cudagraphs=args.estimate_cudagraphs)
     calibrated = None
-    if args.calibrate_from is not None:
-        from vllm_guard.core.planner import calibrate, reported_from_log
-        from vllm_guard.errors import InputError
+    if reading is not None:
+        from vllm_guard.core.planner import calibrate
 
-        try:
-            text = Path(args.calibrate_from).read_text(encoding="utf-8", errors="replace")
-        except OSError as err:
-            raise InputError(
-                "log-unreadable", f"{args.calibrate_from}: cannot read: {err.strerror or err}", "check the path"
-            ) from None
-        reported = reported_from_log(
-            text,
+        planned = min(totals[:tp])
+        if reading.total_bytes is not None and reading.total_bytes != planned:
+            if abs(reading.total_bytes - planned) <= 0.05 * planned:
+                # the same card: vLLM's own measure of it (torch's total, less what the driver keeps) is the truth
+                calibration_notes.append(
+                    f"GPU total {reading.total_bytes / GiB:.2f} GiB as vLLM measured it in the log, planned instead "
+                    f"of {planned / GiB:.2f} GiB"
+                )
+                totals = [reading.total_bytes] * len(totals)
+            else:
+                calibration_notes.append(
+                    f"the log's GPU ({reading.total_bytes / GiB:.2f} GiB) is not the one planned for "
+                    f"({planned / GiB:.2f} GiB): its corrections are carried over"
+                )
+        if reading.util is None:
+            assumed = args.util or 0.9
+            calibration_notes.append(
+                f"the log does not say which gpu_memory_utilization the start ran with: {assumed:.2f} assumed "
+                "(pass --util if it was another)"
+            )
+        reported = reading.reported(
             gpu_bytes=min(totals[:tp]),
             util=args.util or 0.9,
             tp=tp,
             max_model_len=args.max_model_len,
             kv_cache_dtype=kv_dtype,
+            engine=engine,
         )
-        if reported is None or (reported.kv_cache_bytes is None and reported.kv_tokens is None):
-            raise InputError(
-                "log-no-memory-lines",
-                f"{args.calibrate_from}: no vLLM memory lines (KV cache size / blocks) found",
-                "pass the log of a start that got as far as allocating the KV cache",
-            )
         params = calibrate(info, reported, params)
         calibrated = reported
+        calibration_notes.append(f"calibrated on {reading.describe()}")
+        if reading.device == "cpu":
+            calibration_notes.append(
+                "the log is from vLLM's CPU backend: its KV cache is sized by VLLM_CPU_KVCACHE_SPACE, not by GPU "
+                "memory, so the calibration holds only at the util it assumes"
+            )
+        span = reading.per_token_range()
+        per = kv_bytes_per_token(info, reported.kv_cache_dtype, tp=reported.tp)
+        if span is not None and not span[0] * 0.98 <= per <= span[1] * 1.02:
+            calibration_notes.append(
+                f"vLLM's figures imply {span[0] / 1024:.1f}-{span[1] / 1024:.1f} KiB of KV cache per token and GPU, "
+                f"the model {per / 1024:.1f} KiB at TP {reported.tp} and kv_cache_dtype {reported.kv_cache_dtype}: "
+                "is the log from this model, with these flags?"
+            )
     plan = first_fit(
         info,
         totals,
@@ -207,7 +248,7 @@ def run(args: argparse.Namespace) -> int:
             "max_model_len_at_util": longest,
             "util_for_max_model_len": need,
             "budget": [{"item": a, "value": b, "source": c} for a, b, c in plan.table()],
-            "notes": size_notes + list(plan.notes),
+            "notes": size_notes + calibration_notes + list(plan.notes),
             "calibrated_from": str(args.calibrate_from) if calibrated is not None else None,
         }
         print(json.dumps(out, indent=2))
@@ -223,13 +264,43 @@ def run(args: argparse.Namespace) -> int:
     print()
     if calibrated is not None:
         print(f"calibrated from {args.calibrate_from} (vLLM's own numbers on this host)")
-    for note in [*size_notes, *plan.notes]:
+    for note in [*size_notes, *calibration_notes, *plan.notes]:
         print(f"note: {note}")
     print(f"largest max_model_len at util {plan.util:.2f}: {longest}")
     print(f"util needed for max_model_len {plan.max_model_len}: {need:.2f}")
     verdict = "fits" if plan.fits else "DOES NOT FIT"
     print(f"first fit ({verdict}): " + " ".join(f"--{k.replace('_', '-')}={v}" for k, v in plan.flags().items()))
     return int(code)
+
+
+def _read_calibration_log(path: Path) -> Any:
+    """The memory figures of the last start in a vLLM log that printed one; a clear error when there is none."""
+    from vllm_guard.core.calibrate import LOOKED_FOR, read_vllm_log
+    from vllm_guard.errors import InputError
+
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as err:
+        raise InputError("log-unreadable", f"{path}: cannot read: {err.strerror or err}", "check the path") from None
+    reading = read_vllm_log(text)
+    if reading.found:
+        return reading
+    hint = (
+        "pass the log of a start that got as far as sizing the KV cache (journalctl -u UNIT -o cat, with the "
+        "lines before the failure); a start that failed earlier (loading the weights, bad arguments) has no "
+        "KV figure"
+    )
+    if reading.no_memory_line:
+        hint = (
+            "the log says 'No available memory for the cache blocks' without a figure: vLLM prints the figures at "
+            "INFO level just before it (V0: 'Memory profiling takes ...'; V1: 'Available KV cache memory'); pass "
+            "the whole log of that start"
+        )
+    raise InputError(
+        "log-no-memory-lines",
+        f"{path}: no vLLM KV cache figure found in {reading.starts} start(s); looked for " + "; ".join(LOOKED_FOR),
+        hint,
+    )
 
 
 def _first_target(paths: Any, explicit: Path | None, *, need: bool) -> Any:

@@ -138,26 +138,42 @@ def kv_heads_per_gpu(info: ModelInfo, tp: int) -> int:
     return max(1, info.kv_heads // max(1, tp))
 
 
-def kv_bytes_per_token(info: ModelInfo, kv_cache_dtype: str = "auto", *, tp: int = 1) -> int:
-    """KV cache bytes for one token on one GPU (tp=1: the whole model).
+def layers_per_stage(info: ModelInfo, pp: int = 1) -> int:
+    """Decoder layers on the fullest pipeline stage (vLLM splits them evenly; the first stages take a remainder)."""
+    return math.ceil(info.num_layers / max(1, pp))
+
+
+def kv_bytes_per_token(info: ModelInfo, kv_cache_dtype: str = "auto", *, tp: int = 1, pp: int = 1) -> int:
+    """KV cache bytes for one token on one GPU (tp=1, pp=1: the whole model).
 
     Standard attention: 2 (K and V) x layers x KV heads x head_dim x dtype bytes.
     MLA: one latent vector (kv_lora_rank + qk_rope_head_dim) per layer, the same on every TP rank.
+    Under pipeline parallelism a GPU holds the KV cache of its stage's layers only.
     """
     b = kv_dtype_bytes(info, kv_cache_dtype)
+    layers = layers_per_stage(info, pp)
     if info.is_mla:
         entry = info.kv_lora_rank + info.qk_rope_head_dim
         if kv_cache_dtype == "fp8_ds_mla":
             # FlashMLA's FP8 layout: 512 fp8 values + 4 float32 scales + 64 bf16 rope values = 656 bytes
-            return info.num_layers * 656
-        return info.num_layers * entry * b
-    return 2 * info.num_layers * kv_heads_per_gpu(info, tp) * info.head_dim * b
+            return layers * 656
+        return layers * entry * b
+    return 2 * layers * kv_heads_per_gpu(info, tp) * info.head_dim * b
 
 
-def weights_per_gpu(info: ModelInfo, tp: int, params: PlannerParams | None = None) -> int:
+def weights_per_gpu(info: ModelInfo, tp: int, params: PlannerParams | None = None, *, pp: int = 1) -> int:
+    """Weight bytes on the fullest GPU: vLLM's own figure when calibrated, else the model's bytes split by TP
+    and, under pipeline parallelism, by stage (the layers split evenly; the embedding sits on the first
+    stage and the LM head on the last, so the fullest stage holds one of them)."""
     if params is not None and params.weights_bytes is not None:
         return params.weights_bytes
-    return math.ceil(info.estimated_weight_bytes() / max(1, tp))
+    total = info.estimated_weight_bytes()
+    if pp > 1:
+        embed = int(info.vocab_size * info.hidden_size * min(2.0, max(1.0, info.dtype_bytes)))
+        copies = 1 if info.tie_word_embeddings else 2
+        layers = max(0, total - copies * embed)
+        total = math.ceil(layers * layers_per_stage(info, pp) / max(1, info.num_layers)) + embed
+    return math.ceil(total / max(1, tp))
 
 
 def activation_bytes(info: ModelInfo, batched_tokens: int, max_num_seqs: int, tp: int, params: PlannerParams) -> int:
@@ -233,22 +249,23 @@ def budget(
     util: float,
     *,
     tp: int = 1,
+    pp: int = 1,
     max_model_len: int | None = None,
     kv_cache_dtype: str = "auto",
     params: PlannerParams | None = None,
 ) -> Budget:
-    """The budget of one GPU (under TP, pass the smallest GPU: vLLM takes the minimum over workers)."""
+    """The budget of one GPU (under TP or PP, pass the smallest GPU: vLLM takes the minimum over workers)."""
     p = params or PlannerParams()
     length = max_model_len or info.max_context
     requested = int(gpu_bytes * util)
-    weights = weights_per_gpu(info, tp, p)
+    weights = weights_per_gpu(info, tp, p, pp=pp)
     batched = default_batched_tokens(p, gpu_bytes, length)
     seqs = default_max_num_seqs(p, gpu_bytes)
     act = activation_bytes(info, batched, seqs, tp, p)
-    non_torch = p.non_torch_bytes_tp if tp > 1 else p.non_torch_bytes
+    non_torch = p.non_torch_bytes_tp if tp * pp > 1 else p.non_torch_bytes
     graphs = p.cudagraph_bytes if (p.estimate_cudagraphs and not p.enforce_eager) else 0
     kv = requested - weights - act - non_torch - graphs - p.extra_bytes
-    per_token = kv_bytes_per_token(info, kv_cache_dtype, tp=tp)
+    per_token = kv_bytes_per_token(info, kv_cache_dtype, tp=tp, pp=pp)
     blocks = max(0, kv // (per_token * p.block_size))
     return Budget(
         gpu_bytes=gpu_bytes,
@@ -497,60 +514,105 @@ def first_fit(
 
 @dataclass(frozen=True)
 class Reported:
-    """Numbers vLLM printed about one start on this host (any may be missing)."""
+    """Numbers vLLM printed about one start on this host (any may be missing), and the settings it ran with.
+
+    ``calibrate`` evaluates the planner at these settings, so the correction it derives is the planner's own
+    error, not the difference between the start's flags and the plan's."""
 
     gpu_bytes: int
     util: float
     tp: int = 1
+    pp: int = 1
     max_model_len: int | None = None
     kv_cache_dtype: str = "auto"
+    engine: Engine | None = None  # None: the plan's engine
+    block_size: int = 16
+    enforce_eager: bool | None = None  # None: as the plan has it
+    max_num_seqs: int | None = None  # None: as the plan has it
+    max_num_batched_tokens: int | None = None
     weights_bytes: int | None = None  # "model weights take X GiB" / "Model loading took X GiB"
     activation_bytes: int | None = None  # "PyTorch activation peak memory takes X GiB"
     non_torch_bytes: int | None = None  # "non_torch_memory takes X GiB"
-    kv_cache_bytes: int | None = None  # "Available KV cache memory: X GiB"
-    kv_tokens: int | None = None  # "GPU KV cache size: N tokens" or "# GPU blocks: N" x block size
+    cudagraph_bytes: int | None = None  # "Estimated CUDA graph memory: X GiB" (vLLM subtracted it)
+    kv_cache_bytes: int | None = None  # "Available KV cache memory: X GiB" (may be negative)
+    kv_tokens: int | None = None  # "GPU KV cache size: N tokens", "# GPU blocks: N" x block size, ...
+    kv_tokens_range: tuple[int, int] | None = None  # "Maximum concurrency ...": tokens within this range
+
+
+# vLLM prints GiB figures to 0.01: a printed X GiB is anything within this of X.
+GIB_PRINT_ROUNDING = int(0.005 * GiB)
+
+
+def reported_kv_bytes(info: ModelInfo, reported: Reported) -> int | None:
+    """The KV cache vLLM had on one GPU, in bytes, from the most exact figure it printed.
+
+    Tokens (or blocks) are exact to a block and win; 0 tokens only says "none", so a (negative) GiB figure
+    then says by how much the start fell short. A concurrency figure gives a range of tokens, narrowed by a
+    GiB figure when there is one; the lowest whole block in it is taken."""
+    per = kv_bytes_per_token(info, reported.kv_cache_dtype, tp=reported.tp, pp=reported.pp)
+    bs = reported.block_size
+    if reported.kv_tokens is not None and (reported.kv_tokens > 0 or reported.kv_cache_bytes is None):
+        return reported.kv_tokens * per
+    if reported.kv_tokens_range is not None:
+        lo, hi = reported.kv_tokens_range
+        if reported.kv_cache_bytes is not None:
+            glo = math.floor((reported.kv_cache_bytes - GIB_PRINT_ROUNDING) / per)
+            ghi = math.ceil((reported.kv_cache_bytes + GIB_PRINT_ROUNDING) / per)
+            if max(lo, glo) <= min(hi, ghi):
+                lo, hi = max(lo, glo), min(hi, ghi)
+        tokens = math.ceil(lo / bs) * bs
+        return (tokens if tokens <= hi else lo) * per
+    return reported.kv_cache_bytes
 
 
 def calibrate(info: ModelInfo, reported: Reported, params: PlannerParams | None = None) -> PlannerParams:
     """Parameters that reproduce what vLLM reported, so later plans on this host start from the truth.
 
     Each measured part replaces its estimate; whatever remains between the prediction and the reported
-    KV cache becomes ``extra_bytes``.
-    """
+    KV cache becomes ``extra_bytes``. The prediction is made at the start's own settings (engine, block
+    size, batch sizes, eager mode); the parameters returned keep the plan's."""
     p = params or PlannerParams()
+    if reported.cudagraph_bytes is not None:
+        # that vLLM subtracts its CUDA graph estimate from the KV budget: so will the same vLLM for the plan
+        p = replace(p, estimate_cudagraphs=True, cudagraph_bytes=reported.cudagraph_bytes)
     if reported.weights_bytes is not None:
         p = replace(p, weights_bytes=reported.weights_bytes)
     if reported.non_torch_bytes is not None:
-        if reported.tp > 1:
+        if reported.tp * reported.pp > 1:
             p = replace(p, non_torch_bytes_tp=reported.non_torch_bytes)
         else:
             p = replace(p, non_torch_bytes=reported.non_torch_bytes)
-    if reported.activation_bytes is not None:
-        raw = budget(
+    ran = replace(
+        p,
+        engine=reported.engine or p.engine,
+        block_size=reported.block_size,
+        enforce_eager=p.enforce_eager if reported.enforce_eager is None else reported.enforce_eager,
+        max_num_seqs=reported.max_num_seqs if reported.max_num_seqs is not None else p.max_num_seqs,
+        max_num_batched_tokens=(
+            reported.max_num_batched_tokens if reported.max_num_batched_tokens is not None else p.max_num_batched_tokens
+        ),
+    )
+
+    def at_start(q: PlannerParams) -> Budget:
+        return budget(
             info,
             reported.gpu_bytes,
             reported.util,
             tp=reported.tp,
+            pp=reported.pp,
             max_model_len=reported.max_model_len,
             kv_cache_dtype=reported.kv_cache_dtype,
-            params=replace(p, activation_scale=1.0),
-        ).activation
-        if raw > 0:
-            p = replace(p, activation_scale=reported.activation_bytes / raw)
-    kv: int | None = reported.kv_cache_bytes
-    if kv is None and reported.kv_tokens is not None:
-        kv = reported.kv_tokens * kv_bytes_per_token(info, reported.kv_cache_dtype, tp=reported.tp)
-    if kv is not None:
-        b = budget(
-            info,
-            reported.gpu_bytes,
-            reported.util,
-            tp=reported.tp,
-            max_model_len=reported.max_model_len,
-            kv_cache_dtype=reported.kv_cache_dtype,
-            params=replace(p, extra_bytes=0),
+            params=q,
         )
-        p = replace(p, extra_bytes=b.kv_bytes - kv)
+
+    if reported.activation_bytes is not None:
+        raw = at_start(replace(ran, activation_scale=1.0)).activation
+        if raw > 0:
+            scale = reported.activation_bytes / raw
+            p, ran = replace(p, activation_scale=scale), replace(ran, activation_scale=scale)
+    kv = reported_kv_bytes(info, reported)
+    if kv is not None:
+        p = replace(p, extra_bytes=at_start(replace(ran, extra_bytes=0)).kv_bytes - kv)
     return p
 
 
@@ -587,72 +649,3 @@ def parse_gpu_size(text: str) -> tuple[int, str | None]:
 
 def format_gib(b: int | float) -> str:
     return f"{b / GiB:.2f} GiB"
-
-
-# --- reading vLLM's own numbers ---------------------------------------------------------------------
-
-# The lines vLLM prints about its memory budget. V0's "GB" are GiB: vLLM divides by 2**30 there too
-# (vllm/worker/model_runner.py "Loading model weights took %.4f GB" uses float(x) / GiB_bytes).
-_REPORT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("total", re.compile(r"total_gpu_memory \(?=?\s*([\d.]+)\s*GiB\)? x gpu_memory_utilization \(?=?\s*([\d.]+)")),
-    ("total", re.compile(r"total_gpu_memory=([\d.]+)GiB\b.*?gpu_memory_utilization=([\d.]+)")),
-    ("weights", re.compile(r"model weights take ([\d.]+)\s*GiB")),
-    ("weights", re.compile(r"(?:Loading model weights|Model loading) took ([\d.]+)\s*Gi?B")),
-    ("activation", re.compile(r"PyTorch activation peak memory takes ([\d.]+)\s*GiB")),
-    ("non_torch", re.compile(r"non_torch_memory(?: takes |=)([\d.]+)\s*GiB")),
-    ("kv_bytes", re.compile(r"Available KV cache memory: ([\d.]+) GiB")),
-    ("kv_bytes", re.compile(r"the rest of the memory reserved for KV Cache is ([\d.]+)\s*GiB")),
-    ("kv_tokens", re.compile(r"GPU KV cache size: ([\d,]+) tokens")),
-    ("blocks", re.compile(r"# (?:GPU|gpu|cuda|CUDA) blocks: (\d+)")),
-    # the engine's config line: "Initializing a V1 LLM engine (v0.x) with config: ... max_seq_len=32768"
-    ("max_seq_len", re.compile(r"\bmax_seq_len=(\d+)")),
-)
-
-
-def reported_from_log(
-    text: str,
-    *,
-    gpu_bytes: int | None = None,
-    util: float | None = None,
-    tp: int = 1,
-    max_model_len: int | None = None,
-    kv_cache_dtype: str = "auto",
-    block_size: int = 16,
-) -> Reported | None:
-    """Collect the numbers one vLLM start printed about memory into a ``Reported`` (the last value
-    of each kind wins). GPU size and util come from the log when it states them, else from the
-    arguments; None when neither says."""
-    found: dict[str, list[str]] = {}
-    for line in text.splitlines():
-        for kind, pattern in _REPORT_PATTERNS:
-            m = pattern.search(line)
-            if m:
-                found[kind] = list(m.groups())
-    if "total" in found:
-        gpu_bytes = int(float(found["total"][0]) * GiB)
-        util = float(found["total"][1])
-    if gpu_bytes is None or util is None:
-        return None
-
-    def gib(kind: str) -> int | None:
-        return int(float(found[kind][0]) * GiB) if kind in found else None
-
-    if "max_seq_len" in found:
-        max_model_len = int(found["max_seq_len"][0])
-    tokens: int | None = None
-    if "kv_tokens" in found:
-        tokens = int(found["kv_tokens"][0].replace(",", ""))
-    elif "blocks" in found:
-        tokens = int(found["blocks"][0]) * block_size
-    return Reported(
-        gpu_bytes=gpu_bytes,
-        util=util,
-        tp=tp,
-        max_model_len=max_model_len,
-        kv_cache_dtype=kv_cache_dtype,
-        weights_bytes=gib("weights"),
-        activation_bytes=gib("activation"),
-        non_torch_bytes=gib("non_torch"),
-        kv_cache_bytes=gib("kv_bytes"),
-        kv_tokens=tokens,
-    )
