@@ -68,6 +68,24 @@ def add_common(p: argparse.ArgumentParser, *, json_flag: bool = False) -> None:
         p.add_argument("--json", action="store_true", help='print JSON (with "schema": 1) instead of text')
 
 
+def add_journal_dir(p: argparse.ArgumentParser) -> None:
+    """--journal-dir and --host: read the guard's events of many hosts from a collector's journal folder."""
+    p.add_argument(
+        "--journal-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="read the guard's events from the journal files in DIR (a collector's folder, as "
+        "systemd-journal-remote writes it, e.g. /var/log/journal/remote) instead of this host's state, "
+        "naming the host of each entry",
+    )
+    p.add_argument(
+        "--host",
+        default=None,
+        help="with --journal-dir: only this host's events (its _HOSTNAME, or the HOST of a remote-HOST.journal file)",
+    )
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)

@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import select
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -361,3 +363,119 @@ def send_event(event: Event, *, sender: Sender | None = None) -> bool:
     except OSError:
         return False
     return True
+
+
+# -- the guard's events in a folder of journal files (a collector's, as systemd-journal-remote writes it)
+
+# systemd-journal-remote names each sender's file remote-HOST.journal (archived: remote-HOST@....journal,
+# a damaged one set aside: ...journal~), HOST being the sender's name or address.
+_REMOTE_FILE = re.compile(r"^remote-(?P<host>.+?)(?:@[^@]*)?\.journal~?$")
+_EVENT_PREFIX = "VLLM_GUARD_"
+
+
+@dataclass(frozen=True)
+class GuardEntry:
+    """One guard event read from a journal file: when, which host, and its ``VLLM_GUARD_*`` fields."""
+
+    at: float  # seconds since the epoch (the entry's realtime stamp)
+    host: str  # _HOSTNAME, else the HOST of the file's remote-HOST name, else ""
+    file_host: str  # the HOST of the file's remote-HOST name ("" for another name)
+    event: str  # VLLM_GUARD_EVENT (failure_detected, remedy_applied, ...)
+    unit: str  # VLLM_GUARD_UNIT ("" for events about the guard itself)
+    message: str
+    fields: dict[str, str]  # the VLLM_GUARD_* fields without the prefix
+    pid: str = ""
+
+    def matches_host(self, host: str) -> bool:
+        """Whether this entry is of ``host``: its _HOSTNAME or the name in its file's name."""
+        return host in (self.host, self.file_host)
+
+
+def journal_files(folder: Path) -> list[Path]:
+    """The journal files in ``folder`` and in its sub-folders one level down (/var/log/journal/MACHINE-ID/)."""
+    found = [p for p in folder.iterdir() if p.is_file() and _is_journal_file(p.name)]
+    for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
+        with contextlib.suppress(OSError):
+            found += [p for p in sub.iterdir() if p.is_file() and _is_journal_file(p.name)]
+    return sorted(found)
+
+
+def _is_journal_file(name: str) -> bool:
+    return name.endswith((".journal", ".journal~"))
+
+
+def file_host(path: Path) -> str:
+    """HOST of a file named remote-HOST.journal (or an archived remote-HOST@....journal); "" otherwise."""
+    m = _REMOTE_FILE.match(path.name)
+    return m.group("host") if m else ""
+
+
+def read_guard_events(
+    folder: Path,
+    *,
+    unit: str | None = None,
+    host: str | None = None,
+    files: Sequence[Path] | None = None,
+    on_error: Callable[[Path, OSError], None] | None = None,
+) -> list[GuardEntry]:
+    """Every guard event in the journal files of ``folder`` (``unit``: of that vLLM unit only; ``host``: of that
+    host only, by _HOSTNAME or the file's name), oldest first. The files of one sender are read together, so
+    sd-journal interleaves them; the senders' entries are then merged by time.
+
+    A file that cannot be opened (damaged, not a journal, unreadable) raises OSError, or with ``on_error`` is
+    handed to it and left out, as journalctl -D leaves such files out."""
+    by_host: dict[str, list[Path]] = {}
+    for path in files if files is not None else journal_files(folder):
+        by_host.setdefault(file_host(path), []).append(path)
+    out: list[GuardEntry] = []
+    for named, paths in sorted(by_host.items()):
+        try:
+            reader = journal.Reader(files=[str(p) for p in paths])
+        except OSError:
+            if on_error is None:
+                raise
+            paths = _openable(paths, on_error)
+            if not paths:
+                continue
+            reader = journal.Reader(files=[str(p) for p in paths])
+        try:
+            reader.add_match(SYSLOG_IDENTIFIER="vllm-guard")
+            if unit is not None:
+                reader.add_match(VLLM_GUARD_UNIT=unit)
+            reader.seek_head()
+            while reader._next():
+                raw: _RawEntry = reader._get_all()
+                event = raw.get("VLLM_GUARD_EVENT")
+                if event is None:
+                    continue  # a line the guard's process printed, not one of its events
+                fields = {k[len(_EVENT_PREFIX) :]: _text(v) for k, v in raw.items() if k.startswith(_EVENT_PREFIX)}
+                hostname = _text(raw["_HOSTNAME"]) if "_HOSTNAME" in raw else ""
+                entry = GuardEntry(
+                    at=reader._get_realtime() / 1e6,
+                    host=hostname or named,
+                    file_host=named,
+                    event=_text(event),
+                    unit=fields.get("UNIT", ""),
+                    message=_text(raw.get("MESSAGE", b"")),
+                    fields=fields,
+                    pid=_text(raw["_PID"]) if "_PID" in raw else "",
+                )
+                if host is None or entry.matches_host(host):
+                    out.append(entry)
+        finally:
+            reader.close()
+    out.sort(key=lambda e: e.at)
+    return out
+
+
+def _openable(paths: Sequence[Path], on_error: Callable[[Path, OSError], None]) -> list[Path]:
+    """The files sd-journal opens one by one; the others are handed to ``on_error``."""
+    good = []
+    for path in paths:
+        try:
+            journal.Reader(files=[str(path)]).close()
+        except OSError as err:
+            on_error(path, err)
+            continue
+        good.append(path)
+    return good

@@ -1,4 +1,5 @@
-"""`vllm-guard status`: per target, state, current flags against the base ones, last failure and start."""
+"""`vllm-guard status`: per target, state, current flags against the base ones, last failure and start; with
+``--journal-dir``, per host and unit, what the guard's latest events in a collector's journal folder say."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
-from vllm_guard.cli import add_common
+from vllm_guard.cli import add_common, add_journal_dir
+from vllm_guard.errors import UsageError
 from vllm_guard.exitcodes import ExitCode
 
 if TYPE_CHECKING:
@@ -18,9 +20,19 @@ HELP = "per target: state, current flags against the base ones, last failure, la
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_common(p, json_flag=True)
+    add_journal_dir(p)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.journal_dir is not None:
+        from vllm_guard.app.report import fleet_status, format_fleet_status, read_journal_dir
+
+        entries = read_journal_dir(args.journal_dir, host=args.host)
+        fleet = fleet_status(entries, folder=args.journal_dir, host=args.host)
+        print(json.dumps(fleet) if args.json else format_fleet_status(fleet))
+        return int(ExitCode.OK)
+    if args.host is not None:
+        raise UsageError("--host needs --journal-dir", "add --journal-dir DIR (a collector's journal folder)")
     from pathlib import Path
 
     from vllm_guard.app.config_load import load_config
