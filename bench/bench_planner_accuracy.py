@@ -24,7 +24,18 @@ from pathlib import Path
 from typing import Any
 
 from vllm_guard.core.modelinfo import ModelInfo, model_info_from_config
-from vllm_guard.core.planner import GiB, PlannerParams, budget, first_fit, kv_bytes_per_token
+from vllm_guard.core.planner import (
+    CALIBRATED_MARGIN,
+    KV_MARGIN,
+    GiB,
+    PlannerParams,
+    Reported,
+    budget,
+    calibrate,
+    first_fit,
+    kv_bytes_per_token,
+    kv_tokens_at,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "tests/data/models"
@@ -115,6 +126,7 @@ class Case:
     note: str = ""
     kv_gib: float | None = None  # fixed KV space (CPU backend: VLLM_CPU_KVCACHE_SPACE)
     params: dict[str, Any] = field(default_factory=dict)
+    outside: str = ""  # why the case lies outside what the planner models (then it does not set the band)
 
 
 BLOCK = 16
@@ -194,6 +206,7 @@ CASES = [
         tp=4,
         max_model_len=40960,
         note="H100 80GB total 79.19 GiB as vLLM reports it (tests/data/logs: gateway-api-inference-extension#550)",
+        outside="LMCache KV connector and vLLM 0.9's fused-MoE FP8 workspace, which the planner does not model",
     ),
     Case(
         "Llama-3.1-8B-Instruct, RTX 3090, util 0.90, V0 0.6.4, len 20000",
@@ -247,6 +260,7 @@ CASES = [
         max_model_len=4096,
         engine="v0",
         note="vLLM 0.2 counted NCCL/CUDA-context memory as peak; outside this planner's model",
+        outside="vLLM 0.2 measured the peak as total minus free memory (NCCL and CUDA contexts included)",
     ),
     Case(
         "tiny Qwen2 (this host), vllm-cpu 0.32, VLLM_CPU_KVCACHE_SPACE=1",
@@ -333,6 +347,32 @@ def fit(cases: list[Case], base: PlannerParams) -> PlannerParams:
     return best
 
 
+def capacity_at(case: Case, length: int) -> int:
+    """vLLM's KV capacity for this case's start had it run at ``length`` instead of its own max_model_len.
+
+    V1 and the CPU backend: the same (the profile run does not depend on max_model_len). V0 below 32K profiles
+    max_model_len tokens, so its KV cache falls linearly with the length: between two reported starts of the
+    same model on the same GPU it is their line; a shorter start than the only one reported holds at least as
+    much (returned: the reported figure, a lower bound)."""
+    if case.engine != "v0" or length == case.max_model_len or case.max_model_len is None:
+        return case.reported_tokens
+    siblings = [
+        c
+        for c in CASES
+        if c is not case
+        and c.model == case.model
+        and (c.gpu_gib, c.util, c.tp, c.engine) == (case.gpu_gib, case.util, case.tp, case.engine)
+        and c.max_model_len is not None
+        and max(c.max_model_len, case.max_model_len, length) <= 32768
+    ]
+    if siblings and case.max_model_len is not None:
+        other = siblings[0]
+        assert other.max_model_len is not None
+        slope = (other.reported_tokens - case.reported_tokens) / (other.max_model_len - case.max_model_len)
+        return int(case.reported_tokens + slope * (length - case.max_model_len))
+    return case.reported_tokens
+
+
 def table(params: PlannerParams, loo: dict[str, float] | None = None) -> str:
     lines = [
         "| # | case | source | reported KV tokens | predicted | error | within 10% | planned max_model_len | accepted |"
@@ -344,7 +384,7 @@ def table(params: PlannerParams, loo: dict[str, float] | None = None) -> str:
         tokens, plan_len = predict(c, params)
         err = (tokens - c.reported_tokens) / c.reported_tokens
         ok = abs(err) <= 0.10
-        acc = 0 < plan_len <= c.reported_tokens
+        acc = 0 < plan_len <= capacity_at(c, plan_len)
         hits += ok
         accepted += acc
         row = (
@@ -360,6 +400,54 @@ def table(params: PlannerParams, loo: dict[str, float] | None = None) -> str:
         f"{accepted}/{len(CASES)}"
     )
     return "\n".join(lines)
+
+
+def band(params: PlannerParams) -> tuple[float, int]:
+    """The largest over-prediction (planner above vLLM) among the GPU cases within the planner's model, and
+    how many cases that is: the error band a recommended max_model_len must stay under."""
+    inside = [c for c in CASES if c.kv_gib is None and not c.outside]
+    return max(0.0, *errors(params, inside)), len(inside)
+
+
+# Pairs of starts of the same model (same shape and dtype) at another max_model_len, GPU or vLLM release: the
+# planner calibrated on the first start's KV figure (as `plan --calibrate-from` does) predicts the second.
+CALIBRATION_PAIRS = [(8, 9), (9, 8), (1, 2), (2, 1), (10, 11), (11, 10)]
+
+
+def calibrated_prediction(first: Case, second: Case, params: PlannerParams) -> int:
+    info = model_info_from_config(first.model)
+    reported = Reported(
+        gpu_bytes=int(first.gpu_gib * GiB),
+        util=first.util,
+        tp=first.tp,
+        max_model_len=first.max_model_len,
+        kv_tokens=first.reported_tokens,
+        engine=first.engine,  # type: ignore[arg-type]
+    )
+    p = calibrate(info, reported, case_params(first, params))
+    return kv_tokens_at(
+        info,
+        int(second.gpu_gib * GiB),
+        second.util,
+        second.tp,
+        max_model_len=second.max_model_len,
+        params=case_params(second, p),
+    )
+
+
+def calibration_table(params: PlannerParams) -> tuple[str, float]:
+    lines = [
+        "| calibrated on | predicts | reported KV tokens | predicted | error |",
+        "|---|---|---:|---:|---:|",
+    ]
+    worst = 0.0
+    for i, j in CALIBRATION_PAIRS:
+        a, b = CASES[i - 1], CASES[j - 1]
+        got = calibrated_prediction(a, b, params)
+        err = (got - b.reported_tokens) / b.reported_tokens
+        worst = max(worst, err)
+        lines.append(f"| #{i} | #{j} | {b.reported_tokens:,} | {got:,} | {err:+.1%} |")
+    return "\n".join(lines), worst
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -389,7 +477,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"leave-one-out: {within}/{len(loo)} within 10%")
     print()
     print(table(params, loo))
-    return 0
+    over, inside = band(params)
+    ok = over <= KV_MARGIN
+    print()
+    print(
+        f"error band: the planner's KV figure is at most {over:+.1%} above vLLM's on the {inside} GPU cases within "
+        f"its model; planner.KV_MARGIN = {KV_MARGIN:.0%}: {'covered' if ok else 'NOT COVERED'}"
+    )
+    text, worst = calibration_table(params)
+    ok_cal = worst <= CALIBRATED_MARGIN
+    print()
+    print(text)
+    print()
+    print(
+        f"calibrated error band: at most {worst:+.1%} above vLLM's; planner.CALIBRATED_MARGIN = "
+        f"{CALIBRATED_MARGIN:.0%}: {'covered' if ok_cal else 'NOT COVERED'}"
+    )
+    return 0 if ok and ok_cal else 1
 
 
 if __name__ == "__main__":

@@ -6,11 +6,15 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vllm_guard.adapters.modelfs import load_model_info
 from vllm_guard.core.calibrate import read_vllm_log
 from vllm_guard.core.modelinfo import ModelInfo, model_info_from_config
 from vllm_guard.core.planner import (
+    CALIBRATED_MARGIN,
+    KV_MARGIN,
     GiB,
     PlannerParams,
     Reported,
@@ -337,3 +341,64 @@ def test_calibrating_from_a_log_reproduces_vllm() -> None:
     r = read_vllm_log(V0_LINES).reported(gpu_bytes=0, util=0.9, max_model_len=4096)
     p = calibrate(llama2_7b, r, PlannerParams(engine="v0"))
     assert kv_tokens_at(llama2_7b, r.gpu_bytes, 0.9, max_model_len=4096, params=p) == pytest.approx(7191 * 16, abs=16)
+
+
+# --- the safety rule: never above the edge the error band allows ------------------------------------------
+
+_SAFETY_MODELS = [
+    "Qwen2.5-7B-Instruct",
+    "Qwen2.5-14B-Instruct",
+    "Qwen2.5-32B-Instruct",
+    "Qwen2.5-72B-Instruct",
+    "Qwen3-8B",
+    "Qwen3-30B-A3B",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    name=st.sampled_from(_SAFETY_MODELS),
+    # GPUs from just over the weights per GPU to well above them: the tight cases, where lengths are lowered
+    room=st.floats(min_value=1.02, max_value=3.0),
+    tp=st.sampled_from([1, 2, 4]),
+    kv=st.sampled_from(["auto", "fp8"]),
+    engine=st.sampled_from(["v1", "v0"]),
+    asked=st.one_of(st.none(), st.integers(min_value=2048, max_value=131072)),
+    util=st.one_of(st.none(), st.sampled_from([0.7, 0.85, 0.9, 0.97])),
+    margin=st.sampled_from([KV_MARGIN, CALIBRATED_MARGIN]),
+)
+def test_the_recommended_length_never_passes_the_edge_less_the_band(
+    name: str, room: float, tp: int, kv: str, engine: str, asked: int | None, util: float | None, margin: float
+) -> None:
+    info = model(name)
+    gpu = int(info.estimated_weight_bytes() / tp * room)
+    p = PlannerParams(engine=engine)  # type: ignore[arg-type]
+    plan = first_fit(info, [gpu] * tp, tp, max_model_len=asked, kv_cache_dtype=kv, util=util, params=p, margin=margin)
+    assert plan.band == margin and 0 <= plan.safe_edge <= plan.edge <= info.max_context
+    assert plan.max_model_len <= plan.safe_edge
+    if plan.max_model_len > 0:
+        held = kv_tokens_at(info, gpu, plan.util, tp, max_model_len=plan.max_model_len, kv_cache_dtype=kv, params=p)
+        assert held >= plan.max_model_len * (1 + margin)  # the KV cache holds it with the band to spare
+    if plan.fits:
+        assert plan.max_model_len >= 2048
+    assert plan.requested_max_model_len == min(asked or info.max_context, info.max_context)
+    assert plan.requested_budget is not None
+    if plan.max_model_len == plan.requested_max_model_len:
+        assert plan.requested_budget == plan.budget
+
+
+def test_safe_edge_is_the_edge_less_the_band_under_v1() -> None:
+    info = model("Qwen2.5-72B-Instruct")
+    plan = first_fit(info, [80 * GiB] * 2, 2)
+    # V1: the KV cache does not depend on max_model_len, so the edge less the band is capacity / 1.10
+    capacity = kv_tokens_at(info, 80 * GiB, plan.util, 2)
+    assert plan.edge == min(capacity, info.max_context)
+    assert plan.safe_edge == min(int(capacity / 1.10), info.max_context)
+    assert plan.max_model_len == plan.safe_edge // 1024 * 1024 < plan.requested_max_model_len == 32768
+    assert plan.requested_budget is not None and plan.requested_budget.kv_tokens == capacity
+
+
+def test_a_plan_that_does_not_fit_recommends_no_length() -> None:
+    plan = first_fit(model("Qwen2.5-72B-Instruct"), [24 * GiB], 1)
+    assert not plan.fits and plan.edge == plan.safe_edge == plan.max_model_len == 0
+    assert "max_model_len" not in plan.flags()

@@ -216,3 +216,32 @@ def test_plan_calibration_flags_a_log_of_another_model(cli: Callable[..., CliRes
     log = _corpus_log(tmp_path, "none/vllm-21443-v1-startup-single-gpu.log")
     out = json.loads(cli("plan", "--model", Q7, "--gpu", "24GiB", "--calibrate-from", log, "--json").out)
     assert any("is the log from this model, with these flags?" in n for n in out["notes"]), out["notes"]
+
+
+def test_plan_prints_the_edge_and_the_band(cli: Callable[..., CliResult]) -> None:
+    # Qwen2.5-72B on 2 x 80 GiB at util 0.95: the KV cache holds more than the model's 32768 tokens, but not
+    # 10% more, so the recommendation stays under the edge less the band
+    argv = ("plan", "--model", DATA / "models/Qwen2.5-72B-Instruct", "--gpu", "80GiB,80GiB", "--tp", "2")
+    out = json.loads(cli(*argv, "--json").out)
+    edge = out["edge"]
+    assert edge["max_model_len"] == out["max_model_len_at_util"] == 32768 and edge["limited_by"] == "context"
+    assert edge["band"] == 0.10 and "bench/RESULTS-planner.md" in edge["band_source"]
+    assert out["flags"]["max_model_len"] <= edge["safe_max_model_len"] < edge["max_model_len"]
+    assert out["kv_tokens"] >= out["flags"]["max_model_len"] * 1.10
+    # the budget at the requested length as well as at the one it re-planned to
+    asked = out["requested"]
+    assert asked["max_model_len"] == 32768 and asked["replanned"] is True and asked["fits_with_band"] is False
+    assert asked["kv_tokens_needed_with_band"] == 36045 > asked["kv_tokens"]
+    assert asked["budget"][0]["item"].startswith("GPU memory") and out["budget"]
+    text = cli(*argv).out
+    assert "edge at util 0.95: max_model_len 32768 (the model's context; the KV cache holds" in text
+    assert f"the longest the planner can promise is {edge['safe_max_model_len']}" in text
+    assert "at the requested max_model_len 32768: the KV cache holds" in text
+
+
+def test_a_calibrated_plan_uses_the_calibrated_band(cli: Callable[..., CliResult], tmp_path: Path) -> None:
+    log = _corpus_log(tmp_path, "kv_cache_insufficient/vllm-13882-rtx4060-negative-kv-cuda-blocks-0.log")
+    out = json.loads(cli("plan", "--model", Q7, "--gpu", "8GiB", "--calibrate-from", log, "--json").out)
+    assert out["edge"]["band"] == 0.06 and "calibrated" in out["edge"]["band_source"]
+    assert out["flags"]["max_model_len"] <= out["edge"]["safe_max_model_len"]
+    assert out["kv_tokens"] >= out["flags"]["max_model_len"] * 1.06

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +15,9 @@ HELP = "predict flags that fit a model on a GPU"
 DESCRIPTION = (
     "Read the model's config.json and safetensors headers, the GPUs (NVML, or --gpu SIZE for hardware "
     "this host does not have), and predict how vLLM will split GPU memory: weights, activation peak, "
-    "non-torch memory, KV cache. Prints the largest max_model_len at a util, the util a max_model_len "
-    "needs, and a first-fit config with a margin. Exit 0 if it fits, 1 if it does not."
+    "non-torch memory, KV cache. Prints the edge (the longest max_model_len the KV cache holds at a util), the "
+    "planner's error band and the longest length it allows, the util a max_model_len needs, and a first-fit "
+    "config whose max_model_len is never above the edge less the band. Exit 0 if it fits, 1 if it does not."
 )
 
 
@@ -85,12 +87,13 @@ def run(args: argparse.Namespace) -> int:
     from vllm_guard.adapters.nvml import FakeGpus, read_gpus
     from vllm_guard.consts import JSON_SCHEMA, Paths
     from vllm_guard.core.planner import (
+        CALIBRATED_MARGIN,
+        KV_MARGIN,
         Engine,
         GiB,
         PlannerParams,
         first_fit,
         kv_bytes_per_token,
-        max_model_len_at,
         parse_gpu_size,
         util_for,
     )
@@ -225,11 +228,20 @@ def run(args: argparse.Namespace) -> int:
         free=None if report.fake else free,
         util=args.util,
         params=params,
+        margin=CALIBRATED_MARGIN if calibrated is not None else KV_MARGIN,
     )
     smallest = min(totals[:tp])
-    longest = max_model_len_at(info, smallest, plan.util, tp, kv_cache_dtype=kv_dtype, params=params)
-    need = util_for(info, smallest, plan.max_model_len, tp, kv_cache_dtype=kv_dtype, params=params)
+    need = util_for(
+        info, smallest, plan.max_model_len or plan.requested_max_model_len, tp, kv_cache_dtype=kv_dtype, params=params
+    )
     code = ExitCode.OK if plan.fits else ExitCode.WARN
+    band_source = (
+        "calibrated: measured on starts of the same model, bench/RESULTS-planner.md"
+        if calibrated is not None
+        else "measured on published start-up logs, bench/RESULTS-planner.md"
+    )
+    asked = plan.requested_budget or plan.budget
+    asked_need = math.ceil(plan.requested_max_model_len * (1 + plan.band))
     if args.json:
         out: dict[str, Any] = {
             "schema": JSON_SCHEMA,
@@ -245,9 +257,26 @@ def run(args: argparse.Namespace) -> int:
             "flags": plan.flags(),
             "kv_tokens": plan.budget.kv_tokens,
             "concurrency": round(plan.concurrency, 2),
-            "max_model_len_at_util": longest,
+            "max_model_len_at_util": plan.edge,
             "util_for_max_model_len": need,
+            "edge": {
+                "max_model_len": plan.edge,
+                "util": plan.util,
+                "limited_by": "context" if plan.edge_limited_by_context else "kv_cache",
+                "band": plan.band,
+                "band_source": band_source,
+                "safe_max_model_len": plan.safe_edge,
+            },
             "budget": [{"item": a, "value": b, "source": c} for a, b, c in plan.table()],
+            "requested": {
+                "max_model_len": plan.requested_max_model_len,
+                "util": plan.util,
+                "kv_tokens": asked.kv_tokens,
+                "kv_tokens_needed_with_band": asked_need,
+                "fits_with_band": asked.kv_tokens >= asked_need,
+                "replanned": plan.max_model_len != plan.requested_max_model_len,
+                "budget": [{"item": a, "value": b, "source": c} for a, b, c in asked.rows()],
+            },
             "notes": size_notes + calibration_notes + list(plan.notes),
             "calibrated_from": str(args.calibrate_from) if calibrated is not None else None,
         }
@@ -266,10 +295,27 @@ def run(args: argparse.Namespace) -> int:
         print(f"calibrated from {args.calibrate_from} (vLLM's own numbers on this host)")
     for note in [*size_notes, *calibration_notes, *plan.notes]:
         print(f"note: {note}")
-    print(f"largest max_model_len at util {plan.util:.2f}: {longest}")
-    print(f"util needed for max_model_len {plan.max_model_len}: {need:.2f}")
+    limit = (
+        f"the model's context; the KV cache holds {plan.budget.kv_tokens} tokens"
+        if plan.edge_limited_by_context
+        else "the longest request the KV cache holds"
+    )
+    print(f"edge at util {plan.util:.2f}: max_model_len {plan.edge} ({limit})")
+    print(
+        f"error band: +-{plan.band:.0%} ({band_source}): the longest the planner can promise is {plan.safe_edge}; "
+        f"the recommended max_model_len stays at or below it"
+    )
+    if plan.max_model_len != plan.requested_max_model_len:
+        print(
+            f"at the requested max_model_len {plan.requested_max_model_len}: the KV cache holds {asked.kv_tokens} "
+            f"tokens at util {plan.util:.2f}, {asked_need} needed with the band"
+        )
+    print(f"util needed for max_model_len {plan.max_model_len or plan.requested_max_model_len}: {need:.2f}")
     verdict = "fits" if plan.fits else "DOES NOT FIT"
-    print(f"first fit ({verdict}): " + " ".join(f"--{k.replace('_', '-')}={v}" for k, v in plan.flags().items()))
+    flags = " ".join(f"--{k.replace('_', '-')}={v}" for k, v in plan.flags().items())
+    if plan.max_model_len == 0:
+        flags += " (no max_model_len fits)"
+    print(f"first fit ({verdict}): {flags}")
     return int(code)
 
 

@@ -310,8 +310,11 @@ def max_model_len_at(
     kv_cache_dtype: str = "auto",
     params: PlannerParams | None = None,
     limit: int | None = None,
+    headroom: float = 0.0,
 ) -> int:
-    """The largest max_model_len vLLM accepts at this util (its KV cache must hold one full request).
+    """The largest max_model_len vLLM accepts at this util (its KV cache must hold one full request), or with
+    ``headroom`` the largest whose request the KV cache holds ``1 + headroom`` times over: the longest the
+    planner can promise when its own figure may be that much too high.
 
     Capped at the model's context (or ``limit``); 0 when not even one block fits. Under V0 the answer
     can jump up above 32K, where chunked prefill shrinks the profile run.
@@ -319,19 +322,21 @@ def max_model_len_at(
     p = params or PlannerParams()
     cap = min(limit or info.max_context, info.max_context)
 
+    def need(length: int) -> int:
+        return math.ceil(length * (1 + headroom) - 1e-9)
+
     def fits(length: int) -> bool:
-        return (
-            kv_tokens_at(info, gpu_bytes, util, tp, max_model_len=length, kv_cache_dtype=kv_cache_dtype, params=p)
-            >= length
-        )
+        held = kv_tokens_at(info, gpu_bytes, util, tp, max_model_len=length, kv_cache_dtype=kv_cache_dtype, params=p)
+        return held >= need(length)
 
     best = 0
     lo, hi = 1, cap
-    if p.engine == "v0" and cap > p.v0_chunked_prefill_above:
+    if p.engine == "v0" and cap > p.v0_chunked_prefill_above and p.max_num_batched_tokens is None:
         # two regimes: up to 32K (profile grows with the length) and above (fixed chunk)
         above = kv_tokens_at(info, gpu_bytes, util, tp, max_model_len=cap, kv_cache_dtype=kv_cache_dtype, params=p)
-        if above > p.v0_chunked_prefill_above:
-            best = min(cap, above)
+        longest = min(cap, math.floor(above / (1 + headroom) + 1e-9))
+        if longest > p.v0_chunked_prefill_above:
+            best = longest
         hi = p.v0_chunked_prefill_above
     # capacity falls (weakly) as the length grows, so the set of lengths that fit is an interval from 1
     while lo <= hi:
@@ -362,17 +367,20 @@ def util_for(
     need_tokens = math.ceil(max_model_len * (1 + headroom))
     need_blocks = math.ceil(need_tokens / p.block_size)
     need = fixed + need_blocks * p.block_size * b0.kv_per_token
-    util = math.ceil(need / gpu_bytes * 100 - 1e-9) / 100
-    return round(util, 2)
+    util = round(math.ceil(need / gpu_bytes * 100 - 1e-9) / 100, 2)
+    # the budget floors total x util to whole bytes: a util that lands a byte short takes the next hundredth
+    if int(gpu_bytes * util) < need:
+        util = round(util + 0.01, 2)
+    return util
 
 
 @dataclass(frozen=True)
 class Plan:
-    """A first-fit configuration and the budget behind it."""
+    """A first-fit configuration, the budget behind it, and the edge the planner's error band leaves."""
 
     fits: bool
     util: float
-    max_model_len: int
+    max_model_len: int  # 0: no length fits
     max_num_seqs: int
     tp: int
     kv_cache_dtype: str
@@ -380,21 +388,38 @@ class Plan:
     concurrency: float  # how many full-length requests the KV cache holds at once
     notes: tuple[str, ...] = ()
     params: PlannerParams = field(default_factory=PlannerParams)
+    # The edge at the plan's util: the largest max_model_len the planner predicts vLLM accepts (its KV cache
+    # holds one request), and the largest it can promise when its figure may be ``band`` too high.
+    edge: int = 0
+    safe_edge: int = 0
+    band: float = 0.0
+    # What was asked for (the model's context when nothing was), and the budget at that length.
+    requested_max_model_len: int = 0
+    requested_budget: Budget | None = None
+
+    @property
+    def edge_limited_by_context(self) -> bool:
+        return self.edge > 0 and self.budget.kv_tokens > self.edge
 
     def table(self) -> list[tuple[str, str, str]]:
         """Rows (item, value, where the number comes from) a person can check by hand."""
         rows = list(self.budget.rows())
-        rows.append(("max_model_len", str(self.max_model_len), "largest that fits with the margin"))
+        rows.append(
+            (
+                "max_model_len",
+                str(self.max_model_len),
+                f"at or below the edge less the planner's {self.band:.0%} error band ({self.safe_edge})",
+            )
+        )
         rows.append(("concurrency at max_model_len", f"{self.concurrency:.2f}x", "KV capacity / max_model_len"))
         return rows
 
     def flags(self) -> dict[str, object]:
-        """The flags, named as in the config's [target.flags]."""
-        out: dict[str, object] = {
-            "gpu_memory_utilization": self.util,
-            "max_model_len": self.max_model_len,
-            "max_num_seqs": self.max_num_seqs,
-        }
+        """The flags, named as in the config's [target.flags] (no max_model_len when none fits)."""
+        out: dict[str, object] = {"gpu_memory_utilization": self.util}
+        if self.max_model_len > 0:
+            out["max_model_len"] = self.max_model_len
+        out["max_num_seqs"] = self.max_num_seqs
         if self.tp != 1:
             out["tensor_parallel_size"] = self.tp
         if self.kv_cache_dtype != "auto":
@@ -403,11 +428,15 @@ class Plan:
 
 
 # Planning margins. 0.90 is vLLM's default util; 0.95 the highest the planner proposes, leaving
-# room for the CUDA context and allocator fragmentation outside vLLM's accounting. The 10% KV
-# margin covers the planner's own error (bench/RESULTS-planner.md: within 10% on published logs).
+# room for the CUDA context and allocator fragmentation outside vLLM's accounting.
 DEFAULT_UTIL = 0.90
 MAX_UTIL = 0.95
+# The planner's error band: how much too high its KV figure may be. bench/RESULTS-planner.md measures it on
+# published start-up logs: at most +8.5% from config.json alone (the cases within its model), at most +5.8%
+# once calibrated on another start of the same model. A recommended max_model_len is never above the edge
+# less this band (``Plan.safe_edge``); bench/bench_planner_accuracy.py fails when a measured error leaves it.
 KV_MARGIN = 0.10
+CALIBRATED_MARGIN = 0.06
 MIN_USEFUL_LEN = 2048  # shorter is no use for chat (the config floors use the same number)
 
 
@@ -458,8 +487,30 @@ def first_fit(
     if max_model_len is not None and max_model_len > info.max_context:
         notes.append(f"asked for {max_model_len} tokens; the model's config allows {info.max_context}")
 
+    def holds(length: int, u: float) -> bool:
+        held = kv_tokens_at(info, smallest, u, tp, max_model_len=length, kv_cache_dtype=kv_cache_dtype, params=p)
+        return held >= math.ceil(length * (1 + margin) - 1e-9)
+
+    def round_down(n: int, u: float) -> int:
+        """A round length at or below ``n`` (whole KiB of tokens from 4K, else whole blocks) that the KV cache
+        still holds with the band: under V0 a shorter length can hold less (at 32K and below vLLM profiles the
+        whole length; above, one chunk), so each candidate is checked, and ``n`` itself holds."""
+        for cand in (n // 1024 * 1024 if n >= 4096 else 0, n // p.block_size * p.block_size):
+            if cand > 0 and holds(cand, u):
+                return cand
+        return n
+
     def plan_at(u: float, length: int, fits: bool) -> Plan:
-        b = budget(info, smallest, u, tp=tp, max_model_len=length, kv_cache_dtype=kv_cache_dtype, params=p)
+        edge = max_model_len_at(info, smallest, u, tp, kv_cache_dtype=kv_cache_dtype, params=p)
+        safe = max_model_len_at(info, smallest, u, tp, kv_cache_dtype=kv_cache_dtype, params=p, headroom=margin)
+        if length > safe:
+            # the safety rule: a recommended length is never above the edge the planner's error band allows
+            length = round_down(safe, u)
+            fits = fits and length >= MIN_USEFUL_LEN
+        b = budget(info, smallest, u, tp=tp, max_model_len=length or want, kv_cache_dtype=kv_cache_dtype, params=p)
+        asked = b
+        if length != want:
+            asked = budget(info, smallest, u, tp=tp, max_model_len=want, kv_cache_dtype=kv_cache_dtype, params=p)
         seqs = default_max_num_seqs(p, smallest)
         # Enough sequences to use the cache, never more than vLLM's default: at least 256 tokens
         # (a short chat turn) per running sequence so a full batch does not preempt at once.
@@ -477,6 +528,11 @@ def first_fit(
             concurrency=conc,
             notes=tuple(notes),
             params=p,
+            edge=edge,
+            safe_edge=safe,
+            band=margin,
+            requested_max_model_len=want,
+            requested_budget=asked,
         )
 
     weights = weights_per_gpu(info, tp, p)
@@ -494,19 +550,21 @@ def first_fit(
         notes.append(f"util raised from {base_util:.2f} to {need_util:.2f} to hold {want} tokens with the margin")
         return plan_at(need_util, want, True)
     u = base_util if util is not None else util_cap
-    longest = max_model_len_at(info, smallest, u, tp, kv_cache_dtype=kv_cache_dtype, params=p, limit=want)
-    length = int(longest / (1 + margin))
-    length = length // 1024 * 1024 if length >= 4096 else length // p.block_size * p.block_size
+    safe = max_model_len_at(info, smallest, u, tp, kv_cache_dtype=kv_cache_dtype, params=p, limit=want, headroom=margin)
+    length = round_down(safe, u)
     if length >= MIN_USEFUL_LEN:
+        held = kv_tokens_at(info, smallest, u, tp, max_model_len=length, kv_cache_dtype=kv_cache_dtype, params=p)
         notes.append(
-            f"max_model_len lowered from {want} to {length}: the KV cache holds {longest} tokens at util {u:.2f}"
+            f"max_model_len lowered from {want} to {length}: the KV cache holds {held} tokens at util {u:.2f}, "
+            f"enough for {length} with the planner's {margin:.0%} error band"
         )
         return plan_at(u, length, True)
+    longest = max_model_len_at(info, smallest, u, tp, kv_cache_dtype=kv_cache_dtype, params=p, limit=want)
     notes.append(
         f"at util {u:.2f} the KV cache holds only {max(0, longest)} tokens: use FP8 KV cache, a quantized model "
         "or more tensor parallelism"
     )
-    return plan_at(u, max(length, p.block_size), False)
+    return plan_at(u, length, False)
 
 
 # --- calibration -----------------------------------------------------------------------------------
