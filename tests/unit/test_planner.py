@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from vllm_guard.core.planner import (
     max_model_len_at,
     parse_size,
     util_for,
+    weights_per_gpu,
 )
 
 pytestmark = pytest.mark.unit
@@ -361,24 +363,40 @@ _SAFETY_MODELS = [
     # GPUs from just over the weights per GPU to well above them: the tight cases, where lengths are lowered
     room=st.floats(min_value=1.02, max_value=3.0),
     tp=st.sampled_from([1, 2, 4]),
+    pp=st.sampled_from([1, 2]),
     kv=st.sampled_from(["auto", "fp8"]),
     engine=st.sampled_from(["v1", "v0"]),
     asked=st.one_of(st.none(), st.integers(min_value=2048, max_value=131072)),
     util=st.one_of(st.none(), st.sampled_from([0.7, 0.85, 0.9, 0.97])),
     margin=st.sampled_from([KV_MARGIN, CALIBRATED_MARGIN]),
+    batched=st.sampled_from([None, None, 4096, 16384]),
 )
 def test_the_recommended_length_never_passes_the_edge_less_the_band(
-    name: str, room: float, tp: int, kv: str, engine: str, asked: int | None, util: float | None, margin: float
+    name: str,
+    room: float,
+    tp: int,
+    pp: int,
+    kv: str,
+    engine: str,
+    asked: int | None,
+    util: float | None,
+    margin: float,
+    batched: int | None,
 ) -> None:
     info = model(name)
-    gpu = int(info.estimated_weight_bytes() / tp * room)
-    p = PlannerParams(engine=engine)  # type: ignore[arg-type]
-    plan = first_fit(info, [gpu] * tp, tp, max_model_len=asked, kv_cache_dtype=kv, util=util, params=p, margin=margin)
+    gpu = int(info.estimated_weight_bytes() / (tp * pp) * room)
+    p = PlannerParams(engine=engine, max_num_batched_tokens=batched)  # type: ignore[arg-type]
+    plan = first_fit(
+        info, [gpu] * (tp * pp), tp, pp=pp, max_model_len=asked, kv_cache_dtype=kv, util=util, params=p, margin=margin
+    )
     assert plan.band == margin and 0 <= plan.safe_edge <= plan.edge <= info.max_context
     assert plan.max_model_len <= plan.safe_edge
     if plan.max_model_len > 0:
-        held = kv_tokens_at(info, gpu, plan.util, tp, max_model_len=plan.max_model_len, kv_cache_dtype=kv, params=p)
-        assert held >= plan.max_model_len * (1 + margin)  # the KV cache holds it with the band to spare
+        held = kv_tokens_at(
+            info, gpu, plan.util, tp, pp=pp, max_model_len=plan.max_model_len, kv_cache_dtype=kv, params=p
+        )
+        # the KV cache holds it with the band to spare (whole tokens: 3200 x 1.1 is 3520, not 3520.0000000000005)
+        assert held >= math.ceil(plan.max_model_len * (1 + margin) - 1e-9)
     if plan.fits:
         assert plan.max_model_len >= 2048
     assert plan.requested_max_model_len == min(asked or info.max_context, info.max_context)
@@ -402,3 +420,24 @@ def test_a_plan_that_does_not_fit_recommends_no_length() -> None:
     plan = first_fit(model("Qwen2.5-72B-Instruct"), [24 * GiB], 1)
     assert not plan.fits and plan.edge == plan.safe_edge == plan.max_model_len == 0
     assert "max_model_len" not in plan.flags()
+
+
+def test_pipeline_parallelism_in_the_budget() -> None:
+    info = model("Qwen2.5-72B-Instruct")  # 80 layers
+    assert kv_bytes_per_token(info, tp=2, pp=4) == KV_PER_TOKEN["Qwen2.5-72B-Instruct"] // 8  # 20 layers, 4 heads
+    whole = weights_per_gpu(info, 2)
+    staged = weights_per_gpu(info, 2, pp=4)
+    embed = 152064 * 8192 * 2  # one embedding (the LM head is the other), BF16
+    assert staged == pytest.approx(((whole * 2 - 2 * embed) / 4 + embed) / 2, rel=1e-6)
+    # the plan uses TP x PP GPUs and says so in its flags; the smallest of all of them decides
+    plan = first_fit(info, [80 * GiB] * 3 + [48 * GiB], 2, pp=2)
+    assert plan.flags()["pipeline_parallel_size"] == 2 and plan.budget.gpu_bytes == 48 * GiB
+    assert any("smallest" in n for n in plan.notes)
+
+
+def test_calibrating_a_pipeline_parallel_start() -> None:
+    info = model("Qwen2.5-72B-Instruct")
+    reported = Reported(gpu_bytes=80 * GiB, util=0.9, tp=2, pp=2, kv_tokens=120_000)
+    p = calibrate(info, reported)
+    assert kv_tokens_at(info, 80 * GiB, 0.9, 2, pp=2, params=p) == pytest.approx(120_000, abs=16)
+    assert p.measured == ()  # only the KV figure: every part is still the planner's estimate

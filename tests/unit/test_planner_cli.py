@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -245,3 +246,137 @@ def test_a_calibrated_plan_uses_the_calibrated_band(cli: Callable[..., CliResult
     assert out["edge"]["band"] == 0.06 and "calibrated" in out["edge"]["band_source"]
     assert out["flags"]["max_model_len"] <= out["edge"]["safe_max_model_len"]
     assert out["kv_tokens"] >= out["flags"]["max_model_len"] * 1.06
+
+
+# --- the flags vLLM sizes memory by -----------------------------------------------------------------------
+
+
+def _plan_json(cli: Callable[..., CliResult], *argv: str | Path) -> dict[str, Any]:
+    r = cli("plan", "--model", Q7, "--gpu", "24GiB", *argv, "--json")
+    assert r.code in (0, 1), r.err
+    out: dict[str, Any] = json.loads(r.out)
+    return out
+
+
+def _row(out: dict[str, Any], prefix: str) -> dict[str, str]:
+    return next(row for row in out["budget"] if row["item"].startswith(prefix))
+
+
+def _gib(row: dict[str, str]) -> float:
+    return float(row["value"].split()[0])
+
+
+def test_enforce_eager_takes_the_cuda_graph_memory_off(cli: Callable[..., CliResult]) -> None:
+    graphs = _plan_json(cli, "--estimate-cudagraphs")
+    eager = _plan_json(cli, "--estimate-cudagraphs", "--enforce-eager")
+    assert _gib(_row(graphs, "- CUDA graphs")) == pytest.approx(0.60, abs=0.01)
+    assert (
+        _row(eager, "- CUDA graphs")["source"] == "none captured: --enforce-eager"
+        and _gib(_row(eager, "- CUDA graphs")) == 0
+    )
+    assert _gib(_row(eager, "= KV cache")) == pytest.approx(_gib(_row(graphs, "= KV cache")) + 0.60, abs=0.011)
+    assert eager["kv_tokens"] > graphs["kv_tokens"] and eager["flags"]["enforce_eager"] is True
+    assert "enforce_eager" not in graphs["flags"]
+
+
+def test_max_num_batched_tokens_sizes_the_activation_peak(cli: Callable[..., CliResult]) -> None:
+    small = _plan_json(cli, "--max-num-batched-tokens", "2048")
+    big = _plan_json(cli, "--max-num-batched-tokens", "16384")
+    # each profiled token costs (2 x 3584 + 3 x 18944) x 2 bytes = 128,000 bytes for Qwen2.5-7B
+    grown = _gib(_row(big, "- activation peak")) - _gib(_row(small, "- activation peak"))
+    assert grown == pytest.approx((16384 - 2048) * 128_000 / (1 << 30), abs=0.011)
+    assert _row(big, "- activation peak")["item"].startswith("- activation peak (16384 tokens")
+    assert big["kv_tokens"] < small["kv_tokens"] and big["flags"]["max_num_batched_tokens"] == 16384
+
+
+def test_max_num_seqs_sizes_the_sampler_and_is_kept_as_asked(cli: Callable[..., CliResult]) -> None:
+    few = _plan_json(cli, "--max-num-seqs", "8", "--max-num-batched-tokens", "2048")
+    many = _plan_json(cli, "--max-num-seqs", "1024", "--max-num-batched-tokens", "2048")
+    # the sampler warm-up holds 2 float32 copies of seqs x vocab logits: 1024 - 8 more rows of 152064
+    grown = _gib(_row(many, "- activation peak")) - _gib(_row(few, "- activation peak"))
+    assert grown == pytest.approx(2 * (1024 - 8) * 152064 * 4 / (1 << 30), abs=0.011)
+    assert few["flags"]["max_num_seqs"] == 8 and many["flags"]["max_num_seqs"] == 1024
+
+
+def test_block_size_makes_whole_blocks(cli: Callable[..., CliResult]) -> None:
+    out = _plan_json(cli, "--block-size", "128")
+    assert out["kv_tokens"] % 128 == 0 and out["flags"]["block_size"] == 128
+    assert _row(out, "KV capacity")["source"].endswith("blocks of 128")
+    default = _plan_json(cli)
+    assert "block_size" not in default["flags"] and default["kv_tokens"] - out["kv_tokens"] < 128
+
+
+def test_pipeline_parallelism_splits_layers_and_weights(cli: Callable[..., CliResult]) -> None:
+    one = _plan_json(cli)
+    two = _plan_json(cli, "--pp", "2")
+    assert two["pp"] == 2 and two["flags"]["pipeline_parallel_size"] == 2
+    assert two["kv_bytes_per_token_per_gpu"] == one["kv_bytes_per_token_per_gpu"] // 2  # 14 of 28 layers
+    # the fullest stage: half the layers and one of the two 1.01 GiB embeddings (152064 x 3584 x 2 bytes)
+    assert _gib(_row(two, "- model weights")) == pytest.approx((14.19 - 2 * 1.015) / 2 + 1.015, abs=0.02)
+    assert len(two["gpus"]["devices"]) >= 1 and "PP stage" in _row(two, "- model weights")["source"]
+    r = cli("plan", "--model", Q7, "--gpu", "24GiB,24GiB,24GiB", "--tp", "2", "--pp", "2")
+    assert r.code == 64 and "--tp 2 x --pp 2 needs 4 GPUs; 3 given or visible" in r.err
+
+
+def test_weights_row_names_its_source(cli: Callable[..., CliResult], tmp_path: Path) -> None:
+    import struct
+
+    assert _row(_plan_json(cli), "- model weights")["source"].startswith("estimate from config.json")
+    folder = tmp_path / "tiny"
+    folder.mkdir()
+    (folder / "config.json").write_text((DATA / "models/tiny-qwen2/config.json").read_text())
+    header = json.dumps({"w": {"dtype": "BF16", "shape": [1024, 256], "data_offsets": [0, 524288]}}).encode()
+    (folder / "model.safetensors").write_bytes(struct.pack("<Q", len(header)) + header + b"\0" * 524288)
+    out = json.loads(cli("plan", "--model", folder, "--gpu", "8GiB", "--json").out)
+    assert _row(out, "- model weights")["source"] == "safetensors headers (exact tensor bytes) / TP"
+    assert out["weights_source"] == _row(out, "- model weights")["source"] and out["weights_bytes"] == 524288
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["--max-num-seqs", "0"], "--max-num-seqs must be at least 1, not 0"),
+        (["--max-num-batched-tokens", "-5"], "--max-num-batched-tokens must be at least 1, not -5"),
+        (["--pp", "0"], "--pp must be at least 1, not 0"),
+        (["--max-model-len", "0"], "--max-model-len must be at least 1, not 0"),
+        (
+            ["--max-num-seqs", "512", "--max-num-batched-tokens", "256"],
+            "max_num_batched_tokens (256) must be at least max_num_seqs (512), as vLLM checks",
+        ),
+        (
+            ["--pp", "3", "--gpu", "24GiB,24GiB,24GiB"],
+            "--pp 3 does not divide the model's 28 layers (vLLM refuses it: total number of hidden layers must be "
+            "divisible by pipeline parallel size): use one of 1, 2, 4, 7",
+        ),
+        (
+            ["--engine", "v0", "--max-num-batched-tokens", "4096", "--max-model-len", "8192"],
+            "max_num_batched_tokens (4096) is smaller than max_model_len (8192): vLLM's V0 engine without chunked "
+            "prefill refuses it",
+        ),
+    ],
+)
+def test_plan_flag_errors_say_what_vllm_would(cli: Callable[..., CliResult], argv: list[str], needle: str) -> None:
+    r = cli("plan", "--model", Q7, "--gpu", "24GiB", *argv)
+    assert r.code == 64 and needle in r.err and "Traceback" not in r.err, r.err
+
+
+def test_block_size_takes_only_what_vllm_accepts(capsys: pytest.CaptureFixture[str]) -> None:
+    from vllm_guard.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["plan", "--model", str(Q7), "--gpu", "24GiB", "--block-size", "12"])
+    assert exc.value.code == 64 and "invalid choice: 12" in capsys.readouterr().err
+
+
+def test_the_flags_come_from_the_config_when_not_given(cli: Callable[..., CliResult], fake_root: Path) -> None:
+    write_config(
+        fake_root,
+        '[[target]]\nmodel = "/models/tiny"\n[target.flags]\nmax_num_seqs = 12\nmax_num_batched_tokens = 4096\n'
+        "enforce_eager = true\n",
+    )
+    out = json.loads(cli("plan", "--root", fake_root, "--gpu", "8GiB", "--estimate-cudagraphs", "--json").out)
+    assert out["flags"]["max_num_seqs"] == 12 and out["flags"]["max_num_batched_tokens"] == 4096
+    assert out["flags"]["enforce_eager"] is True and _row(out, "- CUDA graphs")["source"].endswith("--enforce-eager")
+    # an option wins over the config
+    out2 = json.loads(cli("plan", "--root", fake_root, "--gpu", "8GiB", "--max-num-seqs", "3", "--json").out)
+    assert out2["flags"]["max_num_seqs"] == 3

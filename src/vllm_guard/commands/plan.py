@@ -23,6 +23,8 @@ DESCRIPTION = (
 
 # what vLLM's --kv-cache-dtype accepts (the config's own list, vllm/config CacheDType)
 KV_CACHE_DTYPES = ("auto", "fp8", "fp8_e4m3", "fp8_e5m2", "bfloat16")
+# what vLLM's --block-size accepts (vllm/config/cache.py BlockSize)
+BLOCK_SIZES = (1, 8, 16, 32, 64, 128, 256)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -43,7 +45,42 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="tensor parallel size; must divide the model's attention heads, as vLLM checks (default: from the "
         "config, else 1)",
     )
+    p.add_argument(
+        "--pp",
+        type=int,
+        default=None,
+        help="pipeline parallel size (GPUs = TP x PP); must divide the model's layers, as vLLM checks (default: "
+        "from the --calibrate-from log, else 1)",
+    )
     p.add_argument("--max-model-len", type=int, default=None, help="context to plan for (default: the model's)")
+    p.add_argument(
+        "--max-num-seqs",
+        type=int,
+        default=None,
+        help="sequences vLLM runs at once; sizes its sampler warm-up (default: the config's, else vLLM's: 256, "
+        "1024 on GPUs of 70 GiB and more under V1)",
+    )
+    p.add_argument(
+        "--max-num-batched-tokens",
+        type=int,
+        default=None,
+        help="tokens per scheduler step; vLLM's profile run pushes this many through the model, so the activation "
+        "peak grows with it (default: the config's, else vLLM's: V1 2048, 8192 on GPUs of 70 GiB and more)",
+    )
+    p.add_argument(
+        "--block-size",
+        type=int,
+        default=None,
+        choices=BLOCK_SIZES,
+        help="tokens per KV cache block: the KV capacity is a whole number of blocks (default: 16, vLLM's on CUDA)",
+    )
+    p.add_argument(
+        "--enforce-eager",
+        action="store_const",
+        const=True,
+        default=None,
+        help="plan for vLLM's eager mode: no CUDA graphs, so none of their memory (default: the config's)",
+    )
     p.add_argument("--util", type=float, default=None, help="gpu_memory_utilization to plan at (default: first fit)")
     p.add_argument(
         "--kv-cache-dtype",
@@ -81,8 +118,6 @@ def _sizes(values: list[str] | None) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dataclasses import replace
-
     from vllm_guard.adapters.modelfs import load_model_info
     from vllm_guard.adapters.nvml import FakeGpus, read_gpus
     from vllm_guard.consts import JSON_SCHEMA, Paths
@@ -100,32 +135,69 @@ def run(args: argparse.Namespace) -> int:
     from vllm_guard.errors import GuardError, UsageError
 
     paths = Paths(args.root)
-    if args.tp is not None and args.tp < 1:
-        raise UsageError("--tp must be at least 1")
-    # a calibration log is read first: what the start ran with fills in what neither the options nor the config say
-    reading = _read_calibration_log(Path(args.calibrate_from)) if args.calibrate_from is not None else None
-    tp = args.tp
-    kv_dtype = args.kv_cache_dtype
-    model = args.model
-    on_cpu = False
-    if model is None or tp is None or kv_dtype is None:
-        target = _first_target(paths, args.config, need=model is None)
-        if target is not None:
-            on_cpu = target.device == "cpu"
-            model = model if model is not None else paths.under(target.model.lstrip("/"))
-            tp = tp if tp is not None else target.flags.tensor_parallel_size
-            kv_dtype = kv_dtype if kv_dtype is not None else target.flags.kv_cache_dtype
-    if reading is not None:
-        tp = tp if tp is not None else reading.tp
-        kv_dtype = (
-            kv_dtype
-            if kv_dtype is not None or reading.kv_cache_dtype not in KV_CACHE_DTYPES
-            else reading.kv_cache_dtype
-        )
-    tp = tp or 1
-    kv_dtype = kv_dtype or "auto"
+    for flag, value in (
+        ("--tp", args.tp),
+        ("--pp", args.pp),
+        ("--max-model-len", args.max_model_len),
+        ("--max-num-seqs", args.max_num_seqs),
+        ("--max-num-batched-tokens", args.max_num_batched_tokens),
+    ):
+        if value is not None and value < 1:
+            raise UsageError(f"{flag} must be at least 1, not {value}")
     if args.util is not None and not 0 < args.util <= 1:
         raise UsageError("--util must be in (0, 1]")
+    # a calibration log is read first: what the start ran with fills in what neither the options nor the config say
+    reading = _read_calibration_log(Path(args.calibrate_from)) if args.calibrate_from is not None else None
+    model = args.model
+    on_cpu = False
+    # each setting: the option, else the config's first target, else the calibration log, else vLLM's default
+    chosen: dict[str, Any] = {
+        "tp": args.tp,
+        "kv_cache_dtype": args.kv_cache_dtype,
+        "max_num_seqs": args.max_num_seqs,
+        "max_num_batched_tokens": args.max_num_batched_tokens,
+        "enforce_eager": args.enforce_eager,
+    }
+    target = _first_target(paths, args.config, need=model is None)
+    if target is not None:
+        on_cpu = target.device == "cpu"
+        model = model if model is not None else paths.under(target.model.lstrip("/"))
+        from_config = {
+            "tp": target.flags.tensor_parallel_size,
+            "kv_cache_dtype": target.flags.kv_cache_dtype,
+            "max_num_seqs": target.flags.max_num_seqs,
+            "max_num_batched_tokens": target.flags.max_num_batched_tokens,
+            "enforce_eager": target.flags.enforce_eager,
+        }
+        chosen = {k: v if v is not None else from_config[k] for k, v in chosen.items()}
+    pp, block_size = args.pp, args.block_size
+    if reading is not None:
+        from_log = {
+            "tp": reading.tp,
+            "kv_cache_dtype": reading.kv_cache_dtype if reading.kv_cache_dtype in KV_CACHE_DTYPES else None,
+            "max_num_seqs": reading.max_num_seqs,
+            "max_num_batched_tokens": reading.max_num_batched_tokens,
+            "enforce_eager": reading.enforce_eager,
+        }
+        chosen = {k: v if v is not None else from_log[k] for k, v in chosen.items()}
+        pp = pp if pp is not None else reading.pp
+        if block_size is None and reading.block_size_source in (
+            "stated in the log",
+            "inferred from blocks and concurrency",
+        ):
+            block_size = reading.block_size
+    tp: int = chosen["tp"] or 1
+    kv_dtype: str = chosen["kv_cache_dtype"] or "auto"
+    pp = pp or 1
+    block_size = block_size or 16
+    max_num_seqs: int | None = chosen["max_num_seqs"]
+    max_num_batched_tokens: int | None = chosen["max_num_batched_tokens"]
+    enforce_eager = bool(chosen["enforce_eager"])
+    if max_num_seqs is not None and max_num_batched_tokens is not None and max_num_batched_tokens < max_num_seqs:
+        raise UsageError(
+            f"max_num_batched_tokens ({max_num_batched_tokens}) must be at least max_num_seqs ({max_num_seqs}), "
+            "as vLLM checks: raise --max-num-batched-tokens or lower --max-num-seqs"
+        )
     if model is None:
         raise UsageError("no model: pass --model PATH (or write a config with `vllm-guard init`)")
     info = load_model_info(Path(model))
@@ -134,6 +206,29 @@ def run(args: argparse.Namespace) -> int:
             f"--tp {tp} does not divide the model's {info.num_attention_heads} attention heads (vLLM refuses it): "
             f"use one of {', '.join(str(n) for n in range(1, 9) if info.num_attention_heads % n == 0)}"
         )
+    if info.num_layers % pp:
+        raise UsageError(
+            f"--pp {pp} does not divide the model's {info.num_layers} layers (vLLM refuses it: total number of "
+            f"hidden layers must be divisible by pipeline parallel size): use one of "
+            f"{', '.join(str(n) for n in range(1, 9) if info.num_layers % n == 0)}"
+        )
+    engine: Engine = "v1"
+    if args.engine in ("v1", "v0"):
+        engine = args.engine
+    elif reading is not None and reading.engine is not None:
+        engine = reading.engine
+    asked_len = args.max_model_len or info.max_context
+    if (
+        engine == "v0"
+        and max_num_batched_tokens is not None
+        and max_num_batched_tokens < asked_len <= PlannerParams().v0_chunked_prefill_above
+    ):
+        raise UsageError(
+            f"max_num_batched_tokens ({max_num_batched_tokens}) is smaller than max_model_len ({asked_len}): "
+            "vLLM's V0 engine without chunked prefill refuses it; raise --max-num-batched-tokens or lower "
+            "--max-model-len"
+        )
+    world = tp * pp
 
     sizes = _sizes(args.gpu)
     size_notes: list[str] = []
@@ -158,24 +253,27 @@ def run(args: argparse.Namespace) -> int:
         report = FakeGpus(parsed).read()
     totals = [d.total for d in report.devices]
     free = [d.free for d in report.devices]
-    if len(totals) == 1 and tp > 1 and report.fake:
-        totals = totals * tp
-        free = free * tp
-    if len(totals) < tp:
-        raise UsageError(f"--tp {tp} needs {tp} GPUs; {len(totals)} given or visible")
+    if len(totals) == 1 and world > 1 and report.fake:
+        totals = totals * world
+        free = free * world
+    if len(totals) < world:
+        what = f"--tp {tp}" + (f" x --pp {pp}" if pp > 1 else "")
+        raise UsageError(f"{what} needs {world} GPUs; {len(totals)} given or visible")
 
     calibration_notes: list[str] = []
-    engine: Engine = "v1"
-    if args.engine in ("v1", "v0"):
-        engine = args.engine
-    elif reading is not None and reading.engine is not None:
-        engine = reading.engine
-    params = replace(PlannerParams(engine=engine), estimate_cudagraphs=args.estimate_cudagraphs)
+    params = PlannerParams(
+        engine=engine,
+        estimate_cudagraphs=args.estimate_cudagraphs,
+        enforce_eager=enforce_eager,
+        block_size=block_size,
+        max_num_seqs=max_num_seqs,
+        max_num_batched_tokens=max_num_batched_tokens,
+    )
     calibrated = None
     if reading is not None:
         from vllm_guard.core.planner import calibrate
 
-        planned = min(totals[:tp])
+        planned = min(totals[:world])
         if reading.total_bytes is not None and reading.total_bytes != planned:
             if abs(reading.total_bytes - planned) <= 0.05 * planned:
                 # the same card: vLLM's own measure of it (torch's total, less what the driver keeps) is the truth
@@ -196,11 +294,13 @@ def run(args: argparse.Namespace) -> int:
                 "(pass --util if it was another)"
             )
         reported = reading.reported(
-            gpu_bytes=min(totals[:tp]),
+            gpu_bytes=min(totals[:world]),
             util=args.util or 0.9,
             tp=tp,
+            pp=pp,
             max_model_len=args.max_model_len,
             kv_cache_dtype=kv_dtype,
+            block_size=block_size,
             engine=engine,
         )
         params = calibrate(info, reported, params)
@@ -212,7 +312,7 @@ def run(args: argparse.Namespace) -> int:
                 "memory, so the calibration holds only at the util it assumes"
             )
         span = reading.per_token_range()
-        per = kv_bytes_per_token(info, reported.kv_cache_dtype, tp=reported.tp)
+        per = kv_bytes_per_token(info, reported.kv_cache_dtype, tp=reported.tp, pp=reported.pp)
         if span is not None and not span[0] * 0.98 <= per <= span[1] * 1.02:
             calibration_notes.append(
                 f"vLLM's figures imply {span[0] / 1024:.1f}-{span[1] / 1024:.1f} KiB of KV cache per token and GPU, "
@@ -223,6 +323,7 @@ def run(args: argparse.Namespace) -> int:
         info,
         totals,
         tp,
+        pp=pp,
         max_model_len=args.max_model_len,
         kv_cache_dtype=kv_dtype,
         free=None if report.fake else free,
@@ -230,9 +331,15 @@ def run(args: argparse.Namespace) -> int:
         params=params,
         margin=CALIBRATED_MARGIN if calibrated is not None else KV_MARGIN,
     )
-    smallest = min(totals[:tp])
+    smallest = min(totals[:world])
     need = util_for(
-        info, smallest, plan.max_model_len or plan.requested_max_model_len, tp, kv_cache_dtype=kv_dtype, params=params
+        info,
+        smallest,
+        plan.max_model_len or plan.requested_max_model_len,
+        tp,
+        pp=pp,
+        kv_cache_dtype=kv_dtype,
+        params=params,
     )
     code = ExitCode.OK if plan.fits else ExitCode.WARN
     band_source = (
@@ -249,10 +356,12 @@ def run(args: argparse.Namespace) -> int:
             "architecture": info.architecture,
             "weights_bytes": info.estimated_weight_bytes(),
             "weights_exact": info.weights is not None,
+            "weights_source": plan.budget.weights_source,
             "kv_bytes_per_token": kv_bytes_per_token(info, kv_dtype),
             "kv_bytes_per_token_per_gpu": plan.budget.kv_per_token,
             "gpus": report.as_json(),
             "tp": tp,
+            "pp": pp,
             "fits": plan.fits,
             "flags": plan.flags(),
             "kv_tokens": plan.budget.kv_tokens,
@@ -282,10 +391,11 @@ def run(args: argparse.Namespace) -> int:
         }
         print(json.dumps(out, indent=2))
         return int(code)
-    gpu_text = ", ".join(f"{t / GiB:.1f} GiB" for t in totals[:tp])
+    gpu_text = ", ".join(f"{t / GiB:.1f} GiB" for t in totals[:world])
     print(f"model: {model} ({info.architecture}, {info.num_layers} layers, {info.kv_heads} KV heads x {info.head_dim})")
     weights_how = "from safetensors headers" if info.weights is not None else "estimated from config.json"
-    print(f"weights: {info.estimated_weight_bytes() / GiB:.2f} GiB ({weights_how}); GPUs: {gpu_text}; TP {tp}")
+    parallel = f"TP {tp}" + (f", PP {pp}" if pp > 1 else "")
+    print(f"weights: {info.estimated_weight_bytes() / GiB:.2f} GiB ({weights_how}); GPUs: {gpu_text}; {parallel}")
     print()
     width = max(len(r[0]) for r in plan.table())
     for item, value, source in plan.table():
@@ -312,7 +422,9 @@ def run(args: argparse.Namespace) -> int:
         )
     print(f"util needed for max_model_len {plan.max_model_len or plan.requested_max_model_len}: {need:.2f}")
     verdict = "fits" if plan.fits else "DOES NOT FIT"
-    flags = " ".join(f"--{k.replace('_', '-')}={v}" for k, v in plan.flags().items())
+    flags = " ".join(
+        f"--{k.replace('_', '-')}" if v is True else f"--{k.replace('_', '-')}={v}" for k, v in plan.flags().items()
+    )
     if plan.max_model_len == 0:
         flags += " (no max_model_len fits)"
     print(f"first fit ({verdict}): {flags}")

@@ -82,6 +82,7 @@ class PlannerParams:
     activation_scale: float = 1.0
     extra_bytes: int = 0
     weights_bytes: int | None = None  # vLLM's "model weights take X GiB" / "Loading model weights took X GiB"
+    measured: tuple[str, ...] = ()  # the parts calibrate() took from vLLM's own figures (the budget names them)
 
 
 # Where each parameter comes from, for the plan's table and `plan --json`.
@@ -206,39 +207,66 @@ class Budget:
     kv_tokens: int
     batched_tokens: int
     max_num_seqs: int
+    block_size: int = 16
+    # where the parts come from (the rows name them): see budget()
+    weights_source: str = "safetensors headers / TP"
+    graphs: str = "off"  # "estimate" (subtracted), "eager" (--enforce-eager: none captured), "off" (not subtracted)
+    measured: tuple[str, ...] = ()  # parts taken from vLLM's own log (calibration)
 
     def rows(self) -> list[tuple[str, str, str]]:
         def g(b: int) -> str:
             return f"{b / GiB:.2f} GiB"
 
+        def src(part: str, estimate: str, measured: str) -> str:
+            return measured if part in self.measured else estimate
+
         rows = [
-            ("GPU memory (smallest GPU)", g(self.gpu_bytes), "--gpu / NVML"),
+            ("GPU memory (smallest GPU)", g(self.gpu_bytes), "--gpu / NVML / the calibration log"),
             ("x gpu_memory_utilization", f"{self.util:.2f}", "flag"),
             ("= requested by vLLM", g(self.requested), "vLLM: total x util"),
-            ("- model weights", g(self.weights), "safetensors headers / TP"),
+            ("- model weights", g(self.weights), self.weights_source),
             (
                 f"- activation peak ({self.batched_tokens} tokens, {self.max_num_seqs} seqs)",
                 g(self.activation),
-                "profile run: tokens x (2 hidden + 3 intermediate/TP) x 2 B + sampler",
+                src(
+                    "activation",
+                    "profile run of max_num_batched_tokens: tokens x (2 hidden + 3 intermediate/TP) x 2 B + sampler",
+                    "vLLM's 'activation peak' in the calibration log, scaled to these batch sizes",
+                ),
             ),
-            ("- non-torch memory", g(self.non_torch), "V0 'non_torch_memory' log lines"),
+            (
+                "- non-torch memory",
+                g(self.non_torch),
+                src("non_torch", "V0 'non_torch_memory' log lines", "vLLM's 'non_torch_memory' in the calibration log"),
+            ),
         ]
-        if self.cudagraphs:
-            rows.append(("- CUDA graphs (estimate)", g(self.cudagraphs), "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS"))
+        if self.graphs == "estimate":
+            rows.append(
+                (
+                    "- CUDA graphs (estimate)",
+                    g(self.cudagraphs),
+                    src(
+                        "cudagraphs",
+                        "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS",
+                        "vLLM's 'Estimated CUDA graph memory' in the calibration log",
+                    ),
+                )
+            )
+        elif self.graphs == "eager":
+            rows.append(("- CUDA graphs", g(0), "none captured: --enforce-eager"))
         if self.extra:
             rows.append(("- calibration correction", g(self.extra), "numbers vLLM reported on this host"))
+        kv_note = "vLLM: requested - everything above"
+        if self.kv_bytes < 0:
+            kv_note += " (short: vLLM refuses to start)"
         rows += [
-            ("= KV cache", g(max(0, self.kv_bytes)), "vLLM: requested - everything above"),
+            ("= KV cache", g(self.kv_bytes), kv_note),
             (
                 "KV bytes per token",
                 f"{self.kv_per_token / 1024:.1f} KiB",
-                "2 x layers x KV heads/TP x head_dim x dtype",
+                "2 x layers (of the PP stage) x KV heads/TP x head_dim x dtype",
             ),
-            (
-                "KV capacity",
-                f"{self.kv_tokens} tokens",
-                f"{self.blocks} blocks of {self.kv_tokens // max(1, self.blocks)}",
-            ),
+            ("KV capacity", f"{self.kv_tokens} tokens", f"{self.blocks} blocks of {self.block_size}"),
         ]
         return rows
 
@@ -263,10 +291,18 @@ def budget(
     seqs = default_max_num_seqs(p, gpu_bytes)
     act = activation_bytes(info, batched, seqs, tp, p)
     non_torch = p.non_torch_bytes_tp if tp * pp > 1 else p.non_torch_bytes
-    graphs = p.cudagraph_bytes if (p.estimate_cudagraphs and not p.enforce_eager) else 0
+    graphs_mode = "eager" if p.enforce_eager else ("estimate" if p.estimate_cudagraphs else "off")
+    graphs = p.cudagraph_bytes if graphs_mode == "estimate" else 0
     kv = requested - weights - act - non_torch - graphs - p.extra_bytes
     per_token = kv_bytes_per_token(info, kv_cache_dtype, tp=tp, pp=pp)
     blocks = max(0, kv // (per_token * p.block_size))
+    split = " / TP" + (", per PP stage (its layers and one embedding)" if pp > 1 else "")
+    if "weights" in p.measured:
+        weights_source = "vLLM's 'model weights take' / 'Model loading took' in the calibration log"
+    elif info.weights is not None:
+        weights_source = "safetensors headers (exact tensor bytes)" + split
+    else:
+        weights_source = "estimate from config.json (parameters x dtype)" + split
     return Budget(
         gpu_bytes=gpu_bytes,
         util=util,
@@ -282,6 +318,10 @@ def budget(
         kv_tokens=blocks * p.block_size,
         batched_tokens=batched,
         max_num_seqs=seqs,
+        block_size=p.block_size,
+        weights_source=weights_source,
+        graphs=graphs_mode,
+        measured=p.measured,
     )
 
 
@@ -291,13 +331,14 @@ def kv_tokens_at(
     util: float,
     tp: int = 1,
     *,
+    pp: int = 1,
     max_model_len: int | None = None,
     kv_cache_dtype: str = "auto",
     params: PlannerParams | None = None,
 ) -> int:
     """How many tokens vLLM's KV cache will hold ("GPU KV cache size: N tokens")."""
     return budget(
-        info, gpu_bytes, util, tp=tp, max_model_len=max_model_len, kv_cache_dtype=kv_cache_dtype, params=params
+        info, gpu_bytes, util, tp=tp, pp=pp, max_model_len=max_model_len, kv_cache_dtype=kv_cache_dtype, params=params
     ).kv_tokens
 
 
@@ -307,6 +348,7 @@ def max_model_len_at(
     util: float,
     tp: int = 1,
     *,
+    pp: int = 1,
     kv_cache_dtype: str = "auto",
     params: PlannerParams | None = None,
     limit: int | None = None,
@@ -326,14 +368,18 @@ def max_model_len_at(
         return math.ceil(length * (1 + headroom) - 1e-9)
 
     def fits(length: int) -> bool:
-        held = kv_tokens_at(info, gpu_bytes, util, tp, max_model_len=length, kv_cache_dtype=kv_cache_dtype, params=p)
+        held = kv_tokens_at(
+            info, gpu_bytes, util, tp, pp=pp, max_model_len=length, kv_cache_dtype=kv_cache_dtype, params=p
+        )
         return held >= need(length)
 
     best = 0
     lo, hi = 1, cap
     if p.engine == "v0" and cap > p.v0_chunked_prefill_above and p.max_num_batched_tokens is None:
         # two regimes: up to 32K (profile grows with the length) and above (fixed chunk)
-        above = kv_tokens_at(info, gpu_bytes, util, tp, max_model_len=cap, kv_cache_dtype=kv_cache_dtype, params=p)
+        above = kv_tokens_at(
+            info, gpu_bytes, util, tp, pp=pp, max_model_len=cap, kv_cache_dtype=kv_cache_dtype, params=p
+        )
         longest = min(cap, math.floor(above / (1 + headroom) + 1e-9))
         if longest > p.v0_chunked_prefill_above:
             best = longest
@@ -355,6 +401,7 @@ def util_for(
     max_model_len: int,
     tp: int = 1,
     *,
+    pp: int = 1,
     kv_cache_dtype: str = "auto",
     params: PlannerParams | None = None,
     headroom: float = 0.0,
@@ -362,7 +409,9 @@ def util_for(
     """The smallest gpu_memory_utilization (rounded up to 0.01) whose KV cache holds
     ``max_model_len x (1 + headroom)`` tokens. May exceed 1.0 when no util can fit it."""
     p = params or PlannerParams()
-    b0 = budget(info, gpu_bytes, 0.0, tp=tp, max_model_len=max_model_len, kv_cache_dtype=kv_cache_dtype, params=p)
+    b0 = budget(
+        info, gpu_bytes, 0.0, tp=tp, pp=pp, max_model_len=max_model_len, kv_cache_dtype=kv_cache_dtype, params=p
+    )
     fixed = b0.weights + b0.activation + b0.non_torch + b0.cudagraphs + b0.extra
     need_tokens = math.ceil(max_model_len * (1 + headroom))
     need_blocks = math.ceil(need_tokens / p.block_size)
@@ -396,6 +445,7 @@ class Plan:
     # What was asked for (the model's context when nothing was), and the budget at that length.
     requested_max_model_len: int = 0
     requested_budget: Budget | None = None
+    pp: int = 1
 
     @property
     def edge_limited_by_context(self) -> bool:
@@ -415,15 +465,24 @@ class Plan:
         return rows
 
     def flags(self) -> dict[str, object]:
-        """The flags, named as in the config's [target.flags] (no max_model_len when none fits)."""
+        """The flags, named as vLLM's (and the config's [target.flags]) options; no max_model_len when none fits,
+        and the others only where they differ from vLLM's defaults."""
         out: dict[str, object] = {"gpu_memory_utilization": self.util}
         if self.max_model_len > 0:
             out["max_model_len"] = self.max_model_len
         out["max_num_seqs"] = self.max_num_seqs
+        if self.params.max_num_batched_tokens is not None:
+            out["max_num_batched_tokens"] = self.params.max_num_batched_tokens
         if self.tp != 1:
             out["tensor_parallel_size"] = self.tp
+        if self.pp != 1:
+            out["pipeline_parallel_size"] = self.pp
         if self.kv_cache_dtype != "auto":
             out["kv_cache_dtype"] = self.kv_cache_dtype
+        if self.params.block_size != 16:
+            out["block_size"] = self.params.block_size
+        if self.params.enforce_eager:
+            out["enforce_eager"] = True
         return out
 
 
@@ -445,6 +504,7 @@ def first_fit(
     gpus: Sequence[int],
     tp: int = 1,
     *,
+    pp: int = 1,
     max_model_len: int | None = None,
     kv_cache_dtype: str = "auto",
     free: Sequence[int] | None = None,
@@ -456,19 +516,22 @@ def first_fit(
     full context (or the one asked for) if the KV cache holds it with the margin, else a higher util
     up to 0.95 (only if the GPUs' free memory allows it), else a shorter max_model_len.
 
-    ``gpus`` are the total bytes of the GPUs vLLM will use (the first ``tp``); ``free`` their free bytes.
+    ``gpus`` are the total bytes of the GPUs vLLM will use (the first ``tp x pp``); ``free`` their free bytes.
     """
     p = params or PlannerParams()
-    used = list(gpus[:tp]) if len(gpus) >= tp else list(gpus) + [gpus[-1]] * (tp - len(gpus)) if gpus else []
+    world = tp * pp
+    used = list(gpus[:world]) if len(gpus) >= world else list(gpus) + [gpus[-1]] * (world - len(gpus)) if gpus else []
     if not used:
         raise ValueError("first_fit needs at least one GPU size")
     notes: list[str] = []
     smallest = min(used)
     if len(set(used)) > 1:
-        notes.append(f"GPUs differ in size; the smallest ({smallest / GiB:.1f} GiB) decides under tensor parallelism")
+        notes.append(
+            f"GPUs differ in size; the smallest ({smallest / GiB:.1f} GiB) decides: vLLM takes every worker's minimum"
+        )
     util_cap = MAX_UTIL
     if free is not None:
-        free_used = list(free[:tp])
+        free_used = list(free[:world])
         tightest = min(f / t for f, t in zip(free_used, used, strict=False)) if free_used else 1.0
         # vLLM refuses to start when free memory is below total x util (gpu_worker.py "Free memory on device")
         free_cap = math.floor((tightest - 0.01) * 100) / 100
@@ -488,7 +551,7 @@ def first_fit(
         notes.append(f"asked for {max_model_len} tokens; the model's config allows {info.max_context}")
 
     def holds(length: int, u: float) -> bool:
-        held = kv_tokens_at(info, smallest, u, tp, max_model_len=length, kv_cache_dtype=kv_cache_dtype, params=p)
+        held = kv_tokens_at(info, smallest, u, tp, pp=pp, max_model_len=length, kv_cache_dtype=kv_cache_dtype, params=p)
         return held >= math.ceil(length * (1 + margin) - 1e-9)
 
     def round_down(n: int, u: float) -> int:
@@ -501,20 +564,32 @@ def first_fit(
         return n
 
     def plan_at(u: float, length: int, fits: bool) -> Plan:
-        edge = max_model_len_at(info, smallest, u, tp, kv_cache_dtype=kv_cache_dtype, params=p)
-        safe = max_model_len_at(info, smallest, u, tp, kv_cache_dtype=kv_cache_dtype, params=p, headroom=margin)
+        edge = max_model_len_at(info, smallest, u, tp, pp=pp, kv_cache_dtype=kv_cache_dtype, params=p)
+        safe = max_model_len_at(info, smallest, u, tp, pp=pp, kv_cache_dtype=kv_cache_dtype, params=p, headroom=margin)
         if length > safe:
             # the safety rule: a recommended length is never above the edge the planner's error band allows
             length = round_down(safe, u)
             fits = fits and length >= MIN_USEFUL_LEN
-        b = budget(info, smallest, u, tp=tp, max_model_len=length or want, kv_cache_dtype=kv_cache_dtype, params=p)
+        batched = p.max_num_batched_tokens
+        if p.engine == "v0" and batched is not None and batched < length <= p.v0_chunked_prefill_above:
+            # V0 without chunked prefill (its default up to 32K) refuses a max_model_len above
+            # max_num_batched_tokens ("max_num_batched_tokens (X) is smaller than max_model_len (Y)")
+            notes.append(
+                f"max_model_len held to max_num_batched_tokens {batched}: V0 without chunked prefill refuses longer"
+            )
+            length = batched
+            fits = fits and length >= MIN_USEFUL_LEN
+        b = budget(
+            info, smallest, u, tp=tp, pp=pp, max_model_len=length or want, kv_cache_dtype=kv_cache_dtype, params=p
+        )
         asked = b
         if length != want:
-            asked = budget(info, smallest, u, tp=tp, max_model_len=want, kv_cache_dtype=kv_cache_dtype, params=p)
+            asked = budget(info, smallest, u, tp=tp, pp=pp, max_model_len=want, kv_cache_dtype=kv_cache_dtype, params=p)
         seqs = default_max_num_seqs(p, smallest)
         # Enough sequences to use the cache, never more than vLLM's default: at least 256 tokens
-        # (a short chat turn) per running sequence so a full batch does not preempt at once.
-        if b.kv_tokens > 0:
+        # (a short chat turn) per running sequence so a full batch does not preempt at once. A
+        # max_num_seqs asked for is kept as asked (the activation peak was sized with it).
+        if b.kv_tokens > 0 and p.max_num_seqs is None:
             seqs = max(1, min(seqs, b.kv_tokens // 256))
         conc = b.kv_tokens / length if length else 0.0
         return Plan(
@@ -523,6 +598,7 @@ def first_fit(
             max_model_len=length,
             max_num_seqs=seqs,
             tp=tp,
+            pp=pp,
             kv_cache_dtype=kv_cache_dtype,
             budget=b,
             concurrency=conc,
@@ -535,7 +611,7 @@ def first_fit(
             requested_budget=asked,
         )
 
-    weights = weights_per_gpu(info, tp, p)
+    weights = weights_per_gpu(info, tp, p, pp=pp)
     if weights >= smallest * util_cap:
         notes.append(
             f"the weights alone take {weights / GiB:.1f} GiB per GPU, more than {util_cap:.2f} of "
@@ -543,23 +619,25 @@ def first_fit(
         )
         return plan_at(base_util, want, False)
 
-    need_util = util_for(info, smallest, want, tp, kv_cache_dtype=kv_cache_dtype, params=p, headroom=margin)
+    need_util = util_for(info, smallest, want, tp, pp=pp, kv_cache_dtype=kv_cache_dtype, params=p, headroom=margin)
     if need_util <= base_util:
         return plan_at(base_util, want, True)
     if util is None and need_util <= util_cap:
         notes.append(f"util raised from {base_util:.2f} to {need_util:.2f} to hold {want} tokens with the margin")
         return plan_at(need_util, want, True)
     u = base_util if util is not None else util_cap
-    safe = max_model_len_at(info, smallest, u, tp, kv_cache_dtype=kv_cache_dtype, params=p, limit=want, headroom=margin)
+    safe = max_model_len_at(
+        info, smallest, u, tp, pp=pp, kv_cache_dtype=kv_cache_dtype, params=p, limit=want, headroom=margin
+    )
     length = round_down(safe, u)
     if length >= MIN_USEFUL_LEN:
-        held = kv_tokens_at(info, smallest, u, tp, max_model_len=length, kv_cache_dtype=kv_cache_dtype, params=p)
+        held = kv_tokens_at(info, smallest, u, tp, pp=pp, max_model_len=length, kv_cache_dtype=kv_cache_dtype, params=p)
         notes.append(
             f"max_model_len lowered from {want} to {length}: the KV cache holds {held} tokens at util {u:.2f}, "
             f"enough for {length} with the planner's {margin:.0%} error band"
         )
         return plan_at(u, length, True)
-    longest = max_model_len_at(info, smallest, u, tp, kv_cache_dtype=kv_cache_dtype, params=p, limit=want)
+    longest = max_model_len_at(info, smallest, u, tp, pp=pp, kv_cache_dtype=kv_cache_dtype, params=p, limit=want)
     notes.append(
         f"at util {u:.2f} the KV cache holds only {max(0, longest)} tokens: use FP8 KV cache, a quantized model "
         "or more tensor parallelism"
@@ -630,16 +708,23 @@ def calibrate(info: ModelInfo, reported: Reported, params: PlannerParams | None 
     KV cache becomes ``extra_bytes``. The prediction is made at the start's own settings (engine, block
     size, batch sizes, eager mode); the parameters returned keep the plan's."""
     p = params or PlannerParams()
+    measured = list(p.measured)
     if reported.cudagraph_bytes is not None:
         # that vLLM subtracts its CUDA graph estimate from the KV budget: so will the same vLLM for the plan
         p = replace(p, estimate_cudagraphs=True, cudagraph_bytes=reported.cudagraph_bytes)
+        measured.append("cudagraphs")
     if reported.weights_bytes is not None:
         p = replace(p, weights_bytes=reported.weights_bytes)
+        measured.append("weights")
     if reported.non_torch_bytes is not None:
         if reported.tp * reported.pp > 1:
             p = replace(p, non_torch_bytes_tp=reported.non_torch_bytes)
         else:
             p = replace(p, non_torch_bytes=reported.non_torch_bytes)
+        measured.append("non_torch")
+    if reported.activation_bytes is not None:
+        measured.append("activation")
+    p = replace(p, measured=tuple(dict.fromkeys(measured)))
     ran = replace(
         p,
         engine=reported.engine or p.engine,
