@@ -178,9 +178,18 @@ EXACT_KV = ("tokens", "blocks", "stored", "estimate")
 KV_KINDS = (*EXACT_KV, "concurrency", "gib")
 
 
+# Every wording above holds one of these: a line with none is skipped without trying each pattern.
+_HINTS = re.compile(
+    r"KV cache|blocks|memory|max seq len|concurrency|non-default args|Namespace\(|with config|max model len|took|"
+    r"estimated maximum"
+)
+
+
 def _figures(message: str) -> list[tuple[str, Any]]:
     """Every figure one message states, as (kind, value)."""
     out: list[tuple[str, Any]] = []
+    if not _HINTS.search(message):
+        return out
     if m := _KV_TOKENS.search(message):
         out.append(("tokens", _int(m.group(2))))
         if (m.group(1) or "").lower() == "cpu":
