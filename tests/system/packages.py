@@ -83,3 +83,51 @@ def package_box(name: str, shared: Path) -> Iterator[Container]:
             yield box
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- packages for each Debian release
+
+RELEASES = {"bookworm": "~deb12", "trixie": "~deb13"}  # the releases build-deb --release builds for
+BUILD_CACHE = Path(os.environ.get("VLLM_GUARD_BUILD_CACHE", "/var/cache/vllm-guard-build"))
+
+
+def release_root(release: str) -> Path:
+    """The cached build root of a Debian release (packaging/build-deps --release makes it once)."""
+    proc = subprocess.run(
+        [str(PACKAGING / "build-deps"), "--release", release], capture_output=True, text=True, check=False, timeout=1800
+    )
+    assert proc.returncode == 0, f"build-deps --release {release} failed ({proc.returncode}):\n{proc.stderr[-3000:]}"
+    root = Path(proc.stdout.strip().splitlines()[-1])
+    assert (root / "usr/bin/python3").exists(), f"{root} is no Debian root"
+    return root
+
+
+def build_for_release(release: str, out: Path) -> tuple[Path, str]:
+    """packaging/build-deb --release RELEASE into ``out`` (lintian runs inside the root); the package and
+    what the build printed (lintian's findings among it)."""
+    proc = subprocess.run(
+        [str(PACKAGING / "build-deb"), "--release", release, str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=1800,
+    )
+    printed = proc.stdout + proc.stderr
+    assert proc.returncode == 0, f"build-deb --release {release} failed:\n{printed[-4000:]}"
+    found = sorted(out.glob(f"vllm-guard_*{RELEASES[release]}_*.deb"))
+    assert len(found) == 1, f"build-deb --release {release} made {sorted(out.iterdir())}"
+    return found[0], printed
+
+
+@contextlib.contextmanager
+def release_box(name: str, root: Path, shared: Path) -> Iterator[Container]:
+    """Boot the cached root of a release with ``shared`` bound read-only at INSIDE_PKG_DIR; torn down after.
+
+    The sandbox boots the host's ``/`` volatile; the later ``--directory=``/``--volatile=`` options win
+    (systemd-nspawn takes the last of each), so this boots ``root`` instead, read-only under a tmpfs
+    overlay: what the test writes is gone afterwards, and the cached root is never changed. No network:
+    apt resolves the package's dependencies from what the root holds.
+    """
+    spec = Sandbox(name, binds=[Bind(shared, INSIDE_PKG_DIR)], options=[f"--directory={root}", "--volatile=overlay"])
+    with booted(spec) as box:
+        yield box
