@@ -10,7 +10,8 @@ unit, whose first start fails on a KV cache too small for its max_model_len: the
 - a change of one flag in the inventory rolls host by host (serial: 1): at every moment two of the three
   servers are up (from each host's journal: a unit's stop to its server's "Application startup complete.");
 - the collector received every host's journal through systemd-journal-upload, and
-  ``vllm-guard history --journal-dir`` names each host's remedy.
+  ``vllm-guard history --journal-dir`` there (the playbook installs the package on it too) names each host's
+  remedy.
 
 The connection is a small nsenter plugin (tests/system/ansible_plugins; why, in its docstring).
 """
@@ -25,7 +26,6 @@ import re
 import shutil
 import struct
 import subprocess
-import sys
 import tempfile
 import time
 import tomllib
@@ -268,18 +268,6 @@ def upload_report(fleet: dict[str, Host]) -> str:
     return "\n".join(lines)
 
 
-def guard_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    """This checkout's vllm-guard on the control node (it reads the collector's folder from outside)."""
-    return subprocess.run(
-        [sys.executable, "-m", "vllm_guard", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env=dict(os.environ, PYTHONPATH=str(REPO / "src")),
-    )
-
-
 @pytest.fixture(scope="module")
 def fleet(built_deb: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Host]]:
     reason = missing()
@@ -366,23 +354,27 @@ def test_a_fleet_from_the_playbook(fleet: dict[str, Host], built_deb: Path, tmp_
         assert end < start, f"two servers were down at once: {down}"
 
     # -- the collector has every server's journal: history --journal-dir names each host's remedies
-    remote = fleet[COLLECTOR].box.path("/var/log/journal/remote")
+    logs = fleet[COLLECTOR].box
+    remote = "/var/log/journal/remote"
+
+    def guard_cli(*args: str) -> subprocess.CompletedProcess[str]:  # the package the playbook installed there
+        return logs.run("vllm-guard", *args, check=False)
 
     def remedies() -> list[dict[str, Any]] | None:
-        proc = guard_cli("history", "--journal-dir", str(remote), "--json")
+        proc = guard_cli("history", "--journal-dir", remote, "--json")
         if proc.returncode != 0:
             return None
         got = [e for e in json.loads(proc.stdout)["events"] if e["event"] == "remedy_applied"]
         return got if {e["host"] for e in got} >= {h.name for h in servers} else None
 
     try:
-        got = fleet[COLLECTOR].box.wait_until("every server's remedies at the collector", remedies, 60)
+        got = logs.wait_until("every server's remedies at the collector", remedies, 60)
     except SandboxError as err:
         pytest.fail(f"{err}\n{upload_report(fleet)}")
     assert {e["unit"] for e in got} == {f"{UNIT}.service"}
-    text = guard_cli("history", UNIT, "--journal-dir", str(remote)).stdout
+    text = guard_cli("history", UNIT, "--journal-dir", remote).stdout
     for h in servers:
         assert re.search(rf"^\S+ \S+ UTC\s+{h.name}\s+remedy_applied: max_model_len", text, re.M), text
-    one = guard_cli("status", "--journal-dir", str(remote), "--host", servers[0].name, "--json")
+    one = guard_cli("status", "--journal-dir", remote, "--host", servers[0].name, "--json")
     (host,) = json.loads(one.stdout)["hosts"]
     assert host["host"] == servers[0].name and host["targets"][0]["unit"] == f"{UNIT}.service"
