@@ -30,10 +30,12 @@ QWEN = TargetSnapshot(
     last_probe_ok=True,
     time_to_ready_s=73.25,
     kv_cache_tokens=75840,
+    below_base_since=1_800_000_000.7,
 )
 LLAMA = TargetSnapshot(unit="vllm-llama", last_probe_ok=False, gave_up=True)
 SNAP = MetricsSnapshot(
     up=True,
+    written_at=1_800_000_123.9,
     targets=[QWEN, LLAMA],
     pressure=[PressureSample("host_memory", True), PressureSample("gpu0", False, unit="vllm-qwen")],
 )
@@ -78,8 +80,19 @@ def test_the_textfile() -> None:
         "vllm_guard_gave_up",
         "vllm_guard_kv_cache_tokens",
         "vllm_guard_memory_pressure_warning",
+        "vllm_guard_last_write_timestamp_seconds",
+        "vllm_guard_below_base",
+        "vllm_guard_below_base_since_timestamp_seconds",
     }
     assert fams["vllm_guard_up"] == ["vllm_guard_up 1"]
+    assert fams["vllm_guard_last_write_timestamp_seconds"] == ["vllm_guard_last_write_timestamp_seconds 1800000123"]
+    assert fams["vllm_guard_below_base"] == [
+        'vllm_guard_below_base{unit="vllm-llama"} 0',
+        'vllm_guard_below_base{unit="vllm-qwen"} 1',
+    ]
+    assert fams["vllm_guard_below_base_since_timestamp_seconds"] == [
+        'vllm_guard_below_base_since_timestamp_seconds{unit="vllm-qwen"} 1800000000'
+    ]
     assert fams["vllm_guard_remedies_total"] == [
         'vllm_guard_remedies_total{unit="vllm-qwen",kind="cuda_oom_profile"} 1',
         'vllm_guard_remedies_total{unit="vllm-qwen",kind="kv_cache_insufficient"} 2',
@@ -106,7 +119,7 @@ def test_every_family_has_help_and_type_and_no_timestamps() -> None:
     text = render_textfile(SNAP)
     helps = [line for line in text.splitlines() if line.startswith("# HELP")]
     types = [line for line in text.splitlines() if line.startswith("# TYPE")]
-    assert len(helps) == len(types) == 8
+    assert len(helps) == len(types) == 11
     assert "# TYPE vllm_guard_remedies_total counter" in types
     assert all(len(line.split()) == 2 for line in text.splitlines() if not line.startswith("#"))
 
@@ -114,6 +127,7 @@ def test_every_family_has_help_and_type_and_no_timestamps() -> None:
 def test_a_daemon_going_down_and_no_targets() -> None:
     text = render_textfile(MetricsSnapshot(up=False))
     assert families(text)["vllm_guard_up"] == ["vllm_guard_up 0"]
+    assert "vllm_guard_last_write_timestamp_seconds" not in families(text)  # no time given: no heartbeat
     assert all(samples == [] for name, samples in families(text).items() if name != "vllm_guard_up")
 
 
@@ -181,3 +195,23 @@ def test_a_textfile_that_cannot_be_written_says_what_to_do(err: OSError, words: 
     text = metrics_write_error(Path("/var/lib/prometheus/node-exporter/vllm_guard.prom"), err)
     assert text.startswith(f"cannot write metrics to /var/lib/prometheus/node-exporter/vllm_guard.prom: {err.strerror}")
     assert words in text and "run --check" in text
+
+
+def test_below_base_since_is_the_start_of_the_current_departure_from_the_base() -> None:
+    from vllm_guard.core.state import Current, TargetState
+
+    base = Current(model="/m", flags=Flags(max_model_len=8192))
+    low = Current(model="/m", flags=Flags(max_model_len=4096))
+    lower = Current(model="/m", flags=Flags(max_model_len=2048))
+    ts = TargetState(current=base)
+    ts.log_env(100.0, base)
+    assert ts.below_base_since(base) is None
+    ts.log_env(200.0, low)
+    ts.log_env(300.0, base)  # back on the base (a reset, a step back)
+    ts.log_env(400.0, low)
+    ts.log_env(500.0, lower)
+    ts.current = lower
+    assert ts.below_base_since(base) == 400.0
+    # a log that does not reach back to the base: the oldest departure it holds
+    ts.env_log = ts.env_log[-1:]
+    assert ts.below_base_since(base) == 500.0

@@ -160,7 +160,7 @@ def test_completion_is_valid_bash() -> None:
 # (what was typed, the words bash offers)
 COMPLETIONS: list[tuple[list[str], list[str]]] = [
     (["vllm-guard", "s"], ["status", "swap"]),
-    (["vllm-guard", "plan", "--en"], ["--engine"]),
+    (["vllm-guard", "plan", "--en"], ["--enforce-eager", "--engine"]),
     (["vllm-guard", "plan", "--engine", ""], ["v1", "v0"]),
     (["vllm-guard", "demo", "-"], ["--timeout", "--real-vllm", "--help"]),
     (["vllm-guard", "--json", "st"], ["status"]),

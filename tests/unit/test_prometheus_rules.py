@@ -68,9 +68,13 @@ def guard_metrics() -> Written:
         time_to_ready_s=42.0,
         gave_up=False,
         kv_cache_tokens=1024,
+        below_base_since=1_800_000_000.0,
     )
     snapshot = MetricsSnapshot(
-        up=True, targets=[target], pressure=[PressureSample("host_memory", True, "vllm-qwen.service")]
+        up=True,
+        written_at=1_800_000_100.0,
+        targets=[target],
+        pressure=[PressureSample("host_memory", True, "vllm-qwen.service")],
     )
     labels: dict[str, set[str]] = {}
     values: dict[str, dict[str, set[str]]] = {}
@@ -94,7 +98,9 @@ def test_the_sample_state_renders_every_family_with_samples() -> None:
     assert "enforce_eager" in written.values["vllm_guard_flag"]["flag"]
     for name, labels in written.labels.items():
         assert name.startswith("vllm_guard_"), name
-        assert labels or name == "vllm_guard_up", f"{name}: the sample state left it without samples"
+        assert labels or name in ("vllm_guard_up", "vllm_guard_last_write_timestamp_seconds"), (
+            f"{name}: the sample state left it without samples"
+        )
 
 
 # -- the rules file, read without a YAML library (the layout is checked against promtool's count)

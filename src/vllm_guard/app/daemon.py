@@ -70,6 +70,7 @@ from vllm_guard.errors import GuardError
 CATCH_UP_S = 30.0
 
 MIB = 1 << 20
+METRICS_REFRESH_S = 60.0  # the metrics file is rewritten at least this often (its timestamp is a heartbeat)
 
 __all__ = ["Daemon", "Deps", "Systemctl"]
 
@@ -459,6 +460,8 @@ class Daemon(ProbeSupervisor):
             warn = verdict.level == "warn"
             was = self.pressure_warning.get(t.unit, False)
             self.pressure_warning[t.unit] = warn
+            if warn != was:
+                self._metrics_due = True
             if warn and (not was or mono - self._pressure_warned.get(t.unit, 0.0) >= PRESSURE_REPEAT_S):
                 self._pressure_warned[t.unit] = mono
                 n = verdict.numbers()
@@ -541,6 +544,7 @@ class Daemon(ProbeSupervisor):
                     time_to_ready_s=lv.time_to_ready_s if lv else None,
                     gave_up=ts.gave_up is not None,
                     kv_cache_tokens=int(kv) if isinstance(kv, (int, float)) else None,
+                    below_base_since=ts.below_base_since(base_current(t)),
                 )
             )
         pressure = [
@@ -548,8 +552,9 @@ class Daemon(ProbeSupervisor):
             for unit, active in self.pressure_warning.items()
         ]
         path = self.paths.under(g.metrics_path.lstrip("/"))
+        self._metrics_at, self._metrics_due = time.monotonic(), False
         try:
-            write_textfile(path, MetricsSnapshot(up=up, targets=targets, pressure=pressure))
+            write_textfile(path, MetricsSnapshot(up=up, written_at=self.now(), targets=targets, pressure=pressure))
         except OSError as err:
             if not self._metrics_error:
                 self._metrics_error = True
@@ -677,6 +682,8 @@ class Daemon(ProbeSupervisor):
             if self.dirty:
                 self.save()
                 self.write_metrics()
+            elif self._metrics_due or time.monotonic() - self._metrics_at >= METRICS_REFRESH_S:
+                self.write_metrics()  # a heartbeat, or a pressure warning that came or went
             status = self.status_line()
             if status != self._status:
                 self._status = status

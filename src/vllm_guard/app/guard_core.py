@@ -163,6 +163,8 @@ class GuardCore:
         self._next_pressure = 0.0
         self.pressure_warning: dict[str, bool] = {}
         self._metrics_error = False
+        self._metrics_at = 0.0  # monotonic time of the last metrics write
+        self._metrics_due = False  # something the metrics show changed outside a state save
         self._saved_at = 0.0
 
     @property

@@ -42,11 +42,14 @@ class TargetSnapshot:
     time_to_ready_s: float | None = None  # of the last verified start
     gave_up: bool = False
     kv_cache_tokens: int | None = None  # as vLLM reported at the last verified start
+    # since when (unix time) the unit runs on other flags or another model than its base config; None: on the base
+    below_base_since: float | None = None
 
 
 @dataclass(frozen=True)
 class MetricsSnapshot:
     up: bool = True
+    written_at: float | None = None  # unix time of this write: a heartbeat (the guard rewrites at least every minute)
     targets: Sequence[TargetSnapshot] = ()
     pressure: Sequence[PressureSample] = ()
 
@@ -102,6 +105,13 @@ def render_textfile(snapshot: MetricsSnapshot) -> str:
     targets = sorted(snapshot.targets, key=lambda t: t.unit)
     out: list[str] = []
     out += _family("up", "gauge", "1 while the vllm-guard daemon runs.", [({}, 1.0 if snapshot.up else 0.0)])
+    if snapshot.written_at is not None:
+        out += _family(
+            "last_write_timestamp_seconds",
+            "gauge",
+            "Unix time the guard last wrote this file; it rewrites it at least every minute while it runs.",
+            [({}, float(int(snapshot.written_at)))],
+        )
     out += _family(
         "remedies_total",
         "counter",
@@ -137,6 +147,18 @@ def render_textfile(snapshot: MetricsSnapshot) -> str:
         "gauge",
         "KV cache capacity in tokens that vLLM reported at the unit's last verified start.",
         [({"unit": t.unit}, float(t.kv_cache_tokens)) for t in targets if t.kv_cache_tokens is not None],
+    )
+    out += _family(
+        "below_base",
+        "gauge",
+        "1 while the unit runs on lowered flags or a fallback model instead of its base config, else 0.",
+        [({"unit": t.unit}, 0.0 if t.below_base_since is None else 1.0) for t in targets],
+    )
+    out += _family(
+        "below_base_since_timestamp_seconds",
+        "gauge",
+        "Unix time since which the unit runs below its base config (only while it does).",
+        [({"unit": t.unit}, float(int(t.below_base_since))) for t in targets if t.below_base_since is not None],
     )
     pressure = sorted(snapshot.pressure, key=lambda p: (p.unit, p.resource))
     out += _family(

@@ -155,6 +155,22 @@ class TargetState(_M):
                 found = e
         return found
 
+    def below_base_since(self, base: Current) -> float | None:
+        """Since when the current model and flags differ from ``base`` (the env log's first write of the current
+        departure from it); None while on the base. Before the log reaches back: the first remedy still logged."""
+        cur = self.current
+        if cur is None or (cur.model, cur.flags) == (base.model, base.flags):
+            return None
+        at_base = (base.model, base.flags.describe())
+        since: float | None = None
+        for e in reversed(self.env_log):
+            if (e.model, e.flags) == at_base:
+                break
+            since = e.at
+        if since is None and self.remedies:
+            since = self.remedies[0].at
+        return since
+
     def remember_attempt(self, rec: AttemptRecord) -> None:
         self.attempts = [a for a in self.attempts if a.invocation_id != rec.invocation_id]
         self.attempts.append(rec)
