@@ -289,3 +289,25 @@ def test_alerts_say_what_to_do() -> None:
         assert re.search(r"^\s*description:", rule.text, re.M), f"{rule.name} has no description"
         assert "journalctl -u vllm-guard" in rule.text, f"{rule.name}: its description names no journalctl command"
         assert re.search(r"^\s*severity: (critical|warning)\s*$", rule.text, re.M), f"{rule.name} has no severity"
+
+
+def test_the_heartbeat_threshold_leaves_room_for_the_guards_refresh() -> None:
+    """VllmGuardMetricsStale reads the heartbeat, with a threshold several refresh periods long (a missed
+    rewrite or two, a slow scrape, a little clock skew must not page anyone)."""
+    from vllm_guard.app.daemon import METRICS_REFRESH_S
+
+    rule = next(r for r in RULE_LIST if r.name == "VllmGuardMetricsStale")
+    found = re.search(r"time\(\) - vllm_guard_last_write_timestamp_seconds > (\d+)", rule.expr)
+    assert found is not None, f"VllmGuardMetricsStale does not compare the heartbeat's age: {rule.expr}"
+    assert int(found.group(1)) >= 3 * METRICS_REFRESH_S, (found.group(1), METRICS_REFRESH_S)
+    # the fallback for guards without the heartbeat stays quiet where the heartbeat is written
+    assert "unless on (job, instance) vllm_guard_last_write_timestamp_seconds" in rule.expr
+
+
+def test_the_below_base_alert_reads_since_when() -> None:
+    rule = next(r for r in RULE_LIST if r.name == "VllmGuardFlagsBelowBase")
+    assert promql_names(rule.expr).metrics == {"vllm_guard_below_base_since_timestamp_seconds"}
+    days = re.search(r"> (\d+) \* 86400", rule.expr)
+    assert days is not None, rule.expr
+    # the annotation says where the limit is set, with the same figure
+    assert f"{days.group(1)} days are `{days.group(1)} * 86400`" in re.sub(r"\s+", " ", rule.text)
