@@ -1,4 +1,4 @@
-"""state.json on disk: atomic writes under a lock, corrupt files kept aside, changes by other verbs seen."""
+"""state.json on disk: atomic writes under a lock, corrupt or newer files kept aside, changes by other verbs seen."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from vllm_guard.adapters.files import atomic_write
-from vllm_guard.core.state import State, StateError, dumps, loads
+from vllm_guard.core.state import State, StateError, StateTooNew, dumps, loads
 
 
 class StateStore:
@@ -52,13 +52,17 @@ class StateStore:
             return self._aside(f"cannot read it: {err}")
         try:
             state = loads(text)
+        except StateTooNew as err:
+            # A downgraded guard: the newer one's state is whole. Named by its schema, it waits there for an
+            # upgrade (moved back to state.json, the newer guard goes on from it).
+            return self._aside(str(err), f"schema-{err.schema}")
         except StateError as err:
             return self._aside(str(err))
         self._seen = self._stamp()
         return state
 
-    def _aside(self, why: str) -> State:
-        aside = self.path.with_name(f"{self.path.name}.corrupt-{time.strftime('%Y%m%dT%H%M%S')}")
+    def _aside(self, why: str, tag: str = "corrupt") -> State:
+        aside = self.path.with_name(f"{self.path.name}.{tag}-{time.strftime('%Y%m%dT%H%M%S')}")
         with contextlib.suppress(OSError):
             os.replace(self.path, aside)
         msg = f"vllm-guard: warning: state file {self.path} is unusable ({why}); kept it as {aside} and started clean"

@@ -4,14 +4,18 @@ Pure: (de)serialisation to and from JSON text. ``vllm_guard.app.statefile`` writ
 ``/var/lib/vllm-guard/state.json``. The file is meant to be read by people too: flat, named keys,
 times in seconds since the epoch with an ISO copy beside them.
 
-Versioned (``schema``); an unknown newer schema or a corrupt file is refused with ``StateError`` and
-the caller keeps the file aside and starts clean.
+Versioned (``schema``): a file of an older schema is migrated step by step to ``STATE_SCHEMA`` through
+``MIGRATIONS`` (one function per step, kept forever), so an upgraded guard goes on from what the last one
+wrote. A file of a newer schema (a downgraded guard) is refused with ``StateTooNew``, a corrupt one with
+``StateError``; the caller keeps either aside and starts clean.
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -25,6 +29,17 @@ HANDLED_LIMIT = 200  # invocation ids remembered as handled (exactly-once across
 
 class StateError(ValueError):
     """The state file cannot be used."""
+
+
+class StateTooNew(StateError):
+    """The state file was written by a newer vllm-guard (a schema this one does not know)."""
+
+    def __init__(self, schema: int) -> None:
+        self.schema = schema
+        super().__init__(
+            f"schema {schema} was written by a newer vllm-guard; this one reads schema {STATE_SCHEMA} and older: "
+            "upgrade vllm-guard to use it"
+        )
 
 
 class _M(BaseModel):
@@ -229,6 +244,47 @@ def dumps(state: State) -> str:
     return json.dumps(state.model_dump(mode="json", by_alias=True), indent=2, sort_keys=False) + "\n"
 
 
+Migration = Callable[[dict[str, Any]], dict[str, Any]]
+
+# MIGRATIONS[n] turns a schema-n document into the shape of schema n + 1 (``migrate`` sets the number).
+# When STATE_SCHEMA is bumped, the step from the previous schema (what the last released package wrote)
+# is added here, and every step stays: a guard upgraded across several releases migrates one step at a time.
+# Empty: schema 1 is the only schema a released vllm-guard has written.
+MIGRATIONS: dict[int, Migration] = {}
+
+
+def migrate(
+    raw: dict[str, Any], *, to: int = STATE_SCHEMA, steps: Mapping[int, Migration] | None = None
+) -> dict[str, Any]:
+    """A state document of any known schema brought to schema ``to``, one step at a time (``raw`` is not changed)."""
+    steps = MIGRATIONS if steps is None else steps
+    if "schema" not in raw:
+        raise StateError("no schema number")
+    schema = raw["schema"]
+    if isinstance(schema, bool) or not isinstance(schema, int):
+        raise StateError(f"schema {schema!r}: not a schema number")
+    if schema > to:
+        raise StateTooNew(schema)
+    oldest = to
+    while oldest - 1 in steps:
+        oldest -= 1
+    if schema < oldest:
+        known = f"schema {to} only" if oldest == to else f"schema {oldest} to {to}"
+        raise StateError(f"schema {schema} is older than any this vllm-guard reads ({known})")
+    if schema == to:
+        return raw
+    doc = copy.deepcopy(raw)
+    for n in range(schema, to):
+        try:
+            doc = steps[n](doc)
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as err:
+            raise StateError(f"cannot migrate it from schema {n} to {n + 1}: {type(err).__name__}: {err}") from None
+        if not isinstance(doc, dict):
+            raise StateError(f"cannot migrate it from schema {n} to {n + 1}: the step made no JSON object")
+        doc["schema"] = n + 1
+    return doc
+
+
 def loads(text: str) -> State:
     try:
         raw = json.loads(text)
@@ -236,9 +292,7 @@ def loads(text: str) -> State:
         raise StateError(f"not JSON: {err}") from None
     if not isinstance(raw, dict):
         raise StateError("not a JSON object")
-    schema = raw.get("schema")
-    if schema != STATE_SCHEMA:
-        raise StateError(f"schema {schema!r}; this vllm-guard reads schema {STATE_SCHEMA}")
+    raw = migrate(raw)
     try:
         return State.model_validate(raw)
     except ValidationError as err:
