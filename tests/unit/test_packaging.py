@@ -30,6 +30,7 @@ PACKAGING = REPO / "packaging"
 CATALOG = PACKAGING / "catalog/vllm-guard.catalog"
 DASHBOARD = PACKAGING / "grafana/vllm-guard-dashboard.json"
 ALLOY = PACKAGING / "alloy/vllm-guard.alloy"
+RULES = PACKAGING / "prometheus/vllm-guard.rules.yml"
 EXAMPLE = PACKAGING / "example-config.toml"
 
 # Fields journald itself attaches (systemd.journal-fields(7)); catalog texts may name them too.
@@ -205,9 +206,15 @@ def guard_metrics() -> dict[str, set[str]]:
         time_to_ready_s=42.0,
         gave_up=True,
         kv_cache_tokens=1024,
+        below_base_since=1_800_000_000.0,
     )
     text = render_textfile(
-        MetricsSnapshot(up=True, targets=[target], pressure=[PressureSample("host_memory", True, "vllm-qwen")])
+        MetricsSnapshot(
+            up=True,
+            written_at=1_800_000_100.0,
+            targets=[target],
+            pressure=[PressureSample("host_memory", True, "vllm-qwen")],
+        )
     )
     metrics: dict[str, set[str]] = {}
     for line in text.splitlines():
@@ -219,7 +226,9 @@ def guard_metrics() -> dict[str, set[str]]:
             metrics[name.group(0)] |= set(re.findall(r'([a-zA-Z_][a-zA-Z0-9_]*)="', line))
     for name, labels in metrics.items():
         assert name.startswith("vllm_guard_"), name
-        assert labels or name == "vllm_guard_up", f"{name}: the snapshot above left it without samples"
+        assert labels or name in ("vllm_guard_up", "vllm_guard_last_write_timestamp_seconds"), (
+            f"{name}: the snapshot above left it without samples"
+        )
     return metrics
 
 
@@ -277,12 +286,39 @@ def test_dashboard_has_queries_for_both_sources() -> None:
     assert set(kinds) == {"prometheus", "loki"}
 
 
+# A recorded series' name (level:metric:operations, as the rules file names them).
+RECORDED = r"\b([a-z_]+:vllm_guard_[a-z0-9_]+:[a-z0-9_]+)"
+
+
+def recording_rules() -> dict[str, set[str]]:
+    """Name -> labels of each recording rule of the shipped rules file (its `sum by (...)` labels)."""
+    text = RULES.read_text(encoding="utf-8")
+    rules: dict[str, set[str]] = {}
+    for name, expr in re.findall(r"- record: (\S+)\n\s+expr: \|\n((?:\s{10,}.*\n)+)", text):
+        group = re.search(r"\bby \(([^)]*)\)", expr)
+        assert group is not None, f"{name}: no `by (...)` in {expr}"
+        rules[name] = {g.strip() for g in group.group(1).split(",")}
+    assert rules, f"no recording rules read from {RULES}"
+    return rules
+
+
 def test_dashboard_metrics_are_metrics_the_guard_writes() -> None:
     written = guard_metrics()
+    records = recording_rules()
     used: set[str] = set()
+    records_used: set[str] = set()
     for kind, query in dashboard_queries():
         if kind != "prometheus":
             continue
+        for name, selector in re.findall(RECORDED + r"(?:\{([^}]*)\})?", query):
+            assert name in records, f"{name} is recorded by no rule of {RULES.name}: {query}"
+            records_used.add(name)
+            for label in re.findall(r"([a-zA-Z_]+)\s*(?:=~|!~|!=|=)", selector):
+                assert label in records[name], f"{name} has no label {label}: {query}"
+        for group in re.findall(r"\bby\s*\(([^)]*)\)", query) if re.search(RECORDED, query) else []:
+            for label in (g.strip() for g in group.split(",")):
+                assert any(label in records[n] for n in re.findall(RECORDED, query)), f"by ({label}): {query}"
+        query = re.sub(RECORDED, " ", query)
         for name, selector in re.findall(r"\b(vllm_guard_[a-z0-9_]+)\b(?:\{([^}]*)\})?", query):
             assert name in written, f"{name} is not a metric the guard writes: {query}"
             used.add(name)
@@ -295,6 +331,33 @@ def test_dashboard_metrics_are_metrics_the_guard_writes() -> None:
             for label in (g.strip() for g in group.split(",")):
                 assert label in labels_of_query, f"by ({label}): not a label of {sorted(names)}: {query}"
     assert used == set(written), f"metrics without a panel: {sorted(set(written) - used)}"
+    fleet = {n for n in records if n.startswith("instance:")}
+    assert fleet <= records_used, f"per-host recording rules without a panel: {sorted(fleet - records_used)}"
+
+
+def test_dashboard_filters_every_metric_by_the_host_and_unit_variables() -> None:
+    """The fleet view: `host` (the instance label) and `unit` variables, and every Prometheus query of a
+    panel reads only the selected hosts, and the selected units where its series have a unit label."""
+    dash = json.loads(DASHBOARD.read_text(encoding="utf-8"))
+    variables = {v["name"]: v for v in dash["templating"]["list"]}
+    assert "instance" in variables["host"]["query"]["query"], variables["host"]
+    assert "$host" in variables["unit"]["query"]["query"], variables["unit"]
+    written = guard_metrics()
+    records = recording_rules()
+    for panel in dash["panels"]:
+        for target in panel.get("targets", []):
+            if (target.get("datasource") or panel.get("datasource") or {}).get("type") != "prometheus":
+                continue
+            expr = target["expr"]
+            for name, selector in re.findall(r"([a-zA-Z_:][a-zA-Z0-9_:]*)\{([^}]*)\}", expr):
+                labels = records.get(name) or written.get(name, set())
+                assert 'instance=~"$host"' in selector, f"{panel['title']}: {name} is not filtered by $host: {expr}"
+                if "unit" in labels:
+                    assert 'unit=~"$unit"' in selector, f"{panel['title']}: {name} is not filtered by $unit: {expr}"
+            names = set(re.findall(r"\b(?:[a-z_]+:)?vllm_guard_[a-z0-9_]+(?::[a-z0-9_]+)?", expr))
+            assert names and all(re.search(re.escape(n) + r"\{", expr) for n in names), (
+                f"{panel['title']}: a series without a selector: {expr}"
+            )
 
 
 def test_dashboard_journal_names_are_fields_the_guard_writes() -> None:

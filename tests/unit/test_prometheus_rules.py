@@ -8,6 +8,7 @@ sample state, never copied into this test: a renamed metric breaks it. promtool 
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -26,6 +27,7 @@ REPO = Path(__file__).resolve().parents[2]
 PROM_DIR = REPO / "packaging/prometheus"
 RULES = PROM_DIR / "vllm-guard.rules.yml"
 TEST_FILES = sorted((PROM_DIR / "tests").glob("*.yml"))
+DASHBOARD = REPO / "packaging/grafana/vllm-guard-dashboard.json"
 
 # Labels Prometheus adds to every sample of a scrape (the node_exporter that reads the textfile).
 SCRAPE_LABELS = {"job", "instance"}
@@ -311,3 +313,48 @@ def test_the_below_base_alert_reads_since_when() -> None:
     assert days is not None, rule.expr
     # the annotation says where the limit is set, with the same figure
     assert f"{days.group(1)} days are `{days.group(1)} * 86400`" in re.sub(r"\s+", " ", rule.text)
+
+
+# -- links from each alert to its dashboard panel
+
+
+def guard_metrics_read(expr: str) -> set[str]:
+    """The guard's metrics an expression reads, through the recording rules it reads."""
+    out = set()
+    for name in promql_names(expr).metrics:
+        if name in RECORDS:
+            out |= guard_metrics_read(next(r.expr for r in RULE_LIST if r.name == name))
+        elif name.startswith("vllm_guard_"):
+            out.add(name)
+    return out
+
+
+def annotation(rule: Rule, key: str) -> str | None:
+    found = re.search(rf"^\s*{re.escape(key)}: (.*)$", rule.text, re.M)
+    return found.group(1).strip().strip('"') if found else None
+
+
+@pytest.mark.parametrize("alert", ALERTS)
+def test_every_alert_links_to_a_dashboard_panel_that_shows_what_it_reads(alert: str) -> None:
+    dash = json.loads(DASHBOARD.read_text(encoding="utf-8"))
+    panels = {str(p["id"]): p for p in dash["panels"]}
+    variables = {v["name"] for v in dash["templating"]["list"]}
+    rule = next(r for r in RULE_LIST if r.name == alert)
+    uid, panel_id, url = (annotation(rule, k) for k in ("__dashboardUid__", "__panelId__", "dashboard_url"))
+    assert uid == dash["uid"], f"{alert}: __dashboardUid__ {uid!r}, the dashboard's uid is {dash['uid']!r}"
+    assert panel_id in panels and panels[panel_id]["type"] != "row", f"{alert}: no panel {panel_id!r}"
+    panel = panels[panel_id]
+    shown = set().union(*(guard_metrics_read(t["expr"]) for t in panel["targets"]))
+    assert shown & guard_metrics_read(rule.expr), (
+        f"{alert} links to {panel['title']!r}, which shows none of {sorted(guard_metrics_read(rule.expr))}"
+    )
+    assert url is not None, f"{alert} has no dashboard_url"
+    path, _, query = url.partition("?")
+    assert path.startswith(f"/d/{dash['uid']}/"), url
+    params = dict(q.split("=", 1) for q in query.split("&"))
+    assert params.pop("viewPanel") == panel_id, url
+    # the alert's host (and unit) selected, each through a variable the dashboard has
+    assert params.pop("var-host") == "{{ $labels.instance | urlquery }}" and "host" in variables, url
+    if "$labels.unit" in rule.text:
+        assert params.pop("var-unit") == "{{ $labels.unit | urlquery }}" and "unit" in variables, url
+    assert not params, f"{alert}: unknown parameters {params} in {url}"
