@@ -82,7 +82,9 @@ def source_folds(cases: Iterable[Case]) -> dict[str, list[Case]]:
     return folds
 
 
-_FIT_WORDS = re.compile(r"\bfit(?:s|ted|ting)?\b|RESULTS-planner|bench_planner_accuracy", re.IGNORECASE)
+_FIT_WORDS = re.compile(
+    r"(?<!not )(?<!no )\bfit(?:s|ted|ting)?\b|RESULTS-planner|bench_planner_accuracy", re.IGNORECASE
+)
 _REFS = re.compile(r"(?:#|/issues/|/pull/)(\d{3,6})\b")
 
 
