@@ -118,6 +118,11 @@ def test_a_capacity_of_zero_is_no_figure_so_the_length_halves() -> None:
     )
 
 
+def test_any_positive_estimate_is_a_figure_and_the_floor_holds_under_it() -> None:
+    d = run(tgt(), K.KV_CACHE_INSUFFICIENT, {"estimated_max_model_len": 1, "kv_capacity_tokens": 20000})
+    assert d.change == "max_model_len 32768 -> 2048"  # the estimate wins over the capacity, the floor over both
+
+
 def test_any_positive_capacity_is_a_figure_and_the_floor_holds_under_it() -> None:
     d = run(tgt(), K.KV_CACHE_INSUFFICIENT, {"kv_capacity_tokens": 1})
     assert d.change == "max_model_len 32768 -> 2048"  # below one token is under the default floor 2048

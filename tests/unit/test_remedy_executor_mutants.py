@@ -363,6 +363,15 @@ def test_a_clean_exit_after_the_engine_died_says_so(g: Guard, lines: tuple[str, 
     assert g.ts.remedies[-1].reason == "vLLM exited with status 0 without being asked to stop after its engine died"
 
 
+def test_only_an_engine_dead_error_in_the_last_200_lines_counts(g: Guard) -> None:
+    dead = "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue."
+    later = tuple(f"INFO:     line {i}" for i in range(199))
+    g.d.on_clean_exit(g.target, g.ts, _clean((dead, *later)), Failure(K.NONE))
+    assert g.ts.remedies[-1].reason.endswith("after its engine died")
+    g.d.on_clean_exit(g.target, g.ts, _clean((dead, "INFO:     one more", *later)), Failure(K.NONE))
+    assert g.ts.remedies[-1].reason == "vLLM exited with status 0 without being asked to stop"
+
+
 def test_a_clean_exit_with_the_budget_spent_is_given_up_on_without_a_stop(g: Guard) -> None:
     spend_budget(g.ts)
     g.d.on_clean_exit(g.target, g.ts, _clean(), Failure(K.NONE))
@@ -441,7 +450,7 @@ def test_the_unit_is_started_once_util_of_the_card_plus_the_margin_is_free(fake_
     assert g.sc.calls == [("start", UNIT)] and g.ts.waiting_vram_since is None
     ev = g.last(EventKind.RESTARTED_UNIT)
     assert ev.message == f"{UNIT}: started it: GPU memory is back (18256 MiB free, 18000 MiB needed)"
-    assert ev.fields["CHANGE"] == "started it" and "INVOCATION_ID" not in ev.fields
+    assert ev.fields["CHANGE"] == "started it" and ev.fields["UNIT"] == UNIT and "INVOCATION_ID" not in ev.fields
 
 
 def test_the_memory_needed_is_that_of_the_current_flags(fake_root: Path) -> None:
