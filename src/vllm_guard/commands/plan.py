@@ -25,6 +25,8 @@ DESCRIPTION = (
 KV_CACHE_DTYPES = ("auto", "fp8", "fp8_e4m3", "fp8_e5m2", "bfloat16")
 # what vLLM's --block-size accepts (vllm/config/cache.py BlockSize)
 BLOCK_SIZES = (1, 8, 16, 32, 64, 128, 256)
+# the modalities --limit-mm-per-prompt names for the Qwen VL / Omni models
+MODALITIES = ("image", "video", "audio")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -108,6 +110,60 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="subtract a CUDA graph estimate, as recent vLLM does (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1)",
     )
+    p.add_argument(
+        "--vllm-version",
+        default=None,
+        metavar="X.Y.Z",
+        help="the vLLM release to model: what it counts before the KV cache changed across releases (0.2.0-0.2.4 "
+        "torch's peak only, 0.2.5-0.3.0 everything in use, later the increase since a baseline), as did its "
+        "MLA layout and multimodal profile (default: the version the config's target python has installed, "
+        "else the current releases' rules)",
+    )
+    p.add_argument(
+        "--limit-mm-per-prompt",
+        default=None,
+        metavar="JSON|M=N,...",
+        help='items per prompt by modality, as vLLM takes it (\'{"image": 2, "video": 0}\' or image=2,video=0): '
+        "vLLM profiles its vision/audio encoder with the largest items these allow; 0 switches a modality off "
+        "(default: vLLM's, 999 under V1, 1 under V0)",
+    )
+
+
+def parse_mm_limits(text: str) -> dict[str, int]:
+    """--limit-mm-per-prompt as vLLM takes it: a JSON object of modality -> count, or modality=count pairs.
+    Raises ValueError naming the accepted forms."""
+    form = 'use e.g. \'{"image": 2, "video": 0}\' or image=2,video=0'
+    body = text.strip()
+    pairs: dict[str, object] = {}
+    if body.startswith("{"):
+        try:
+            loaded = json.loads(body)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"--limit-mm-per-prompt {text!r} is not valid JSON ({err.msg}): {form}") from None
+        if not isinstance(loaded, dict):
+            raise ValueError(f"--limit-mm-per-prompt {text!r} is not an object: {form}")
+        pairs = dict(loaded)
+    else:
+        for part in body.split(","):
+            key, sep, value = part.partition("=")
+            if not sep or not key.strip():
+                raise ValueError(f"--limit-mm-per-prompt {text!r}: {part!r} is not modality=count: {form}")
+            try:
+                pairs[key.strip()] = int(value.strip())
+            except ValueError:
+                raise ValueError(f"--limit-mm-per-prompt {text!r}: {value.strip()!r} is not a whole number") from None
+    out: dict[str, int] = {}
+    for modality, given in pairs.items():
+        if modality not in MODALITIES:
+            known = ", ".join(MODALITIES)
+            raise ValueError(f"--limit-mm-per-prompt: unknown modality {modality!r}; the modalities are {known}")
+        count = given.get("count") if isinstance(given, dict) else given  # 0.11+ also takes {"count": N, ...}
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise ValueError(f"--limit-mm-per-prompt: {modality} must be a whole number >= 0, not {given!r}")
+        out[modality] = count
+    if not out:
+        raise ValueError(f"--limit-mm-per-prompt {text!r} names no modality: {form}")
+    return out
 
 
 def _sizes(values: list[str] | None) -> list[str]:
@@ -127,9 +183,12 @@ def run(args: argparse.Namespace) -> int:
         Engine,
         GiB,
         PlannerParams,
+        accounting_of,
+        engine_of_version,
         first_fit,
         kv_bytes_per_token,
         parse_gpu_size,
+        parse_vllm_version,
         util_for,
     )
     from vllm_guard.errors import GuardError, UsageError
@@ -146,6 +205,18 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{flag} must be at least 1, not {value}")
     if args.util is not None and not 0 < args.util <= 1:
         raise UsageError("--util must be in (0, 1]")
+    version_text: str | None = args.vllm_version
+    if version_text is not None:
+        try:
+            parse_vllm_version(version_text)
+        except ValueError as err:
+            raise UsageError(f"--vllm-version: {err}") from None
+    mm_limits: dict[str, int] = {}
+    if args.limit_mm_per_prompt is not None:
+        try:
+            mm_limits = parse_mm_limits(args.limit_mm_per_prompt)
+        except ValueError as err:
+            raise UsageError(str(err)) from None
     # a calibration log is read first: what the start ran with fills in what neither the options nor the config say
     reading = _read_calibration_log(Path(args.calibrate_from)) if args.calibrate_from is not None else None
     model = args.model
@@ -159,6 +230,10 @@ def run(args: argparse.Namespace) -> int:
         "enforce_eager": args.enforce_eager,
     }
     target = _first_target(paths, args.config, need=model is None)
+    version_source = "--vllm-version" if version_text is not None else ""
+    if target is not None and version_text is None:
+        version_text = _target_vllm_version(target)
+        version_source = "the target's python" if version_text is not None else ""
     if target is not None:
         on_cpu = target.device == "cpu"
         model = model if model is not None else paths.under(target.model.lstrip("/"))
@@ -200,7 +275,12 @@ def run(args: argparse.Namespace) -> int:
         )
     if model is None:
         raise UsageError("no model: pass --model PATH (or write a config with `vllm-guard init`)")
-    info = load_model_info(Path(model))
+    info = _with_processor_bounds(load_model_info(Path(model)), Path(model))
+    supported = _modalities(info)
+    for modality in mm_limits:
+        if modality not in supported:
+            what = f"supports {', '.join(supported)}" if supported else "has no multimodal encoder"
+            raise UsageError(f"--limit-mm-per-prompt names {modality}, but the model {what}")
     if info.num_attention_heads % tp:
         raise UsageError(
             f"--tp {tp} does not divide the model's {info.num_attention_heads} attention heads (vLLM refuses it): "
@@ -213,15 +293,23 @@ def run(args: argparse.Namespace) -> int:
             f"{', '.join(str(n) for n in range(1, 9) if info.num_layers % n == 0)}"
         )
     engine: Engine = "v1"
+    version = parse_vllm_version(version_text) if version_text is not None else None
     if args.engine in ("v1", "v0"):
         engine = args.engine
     elif reading is not None and reading.engine is not None:
         engine = reading.engine
+    elif version is not None:
+        engine = engine_of_version(version)
+    if version is not None and engine == "v0" and version >= (0, 11, 0):
+        raise UsageError(f"vLLM {version_text} has no V0 engine (removed in 0.11): use --engine v1")
+    if version is not None and engine == "v1" and version < (0, 7, 0):
+        raise UsageError(f"vLLM {version_text} has no V1 engine (from 0.7, VLLM_USE_V1=1): use --engine v0")
     asked_len = args.max_model_len or info.max_context
     if (
         engine == "v0"
         and max_num_batched_tokens is not None
-        and max_num_batched_tokens < asked_len <= PlannerParams().v0_chunked_prefill_above
+        and max_num_batched_tokens < asked_len
+        and (asked_len <= PlannerParams().v0_chunked_prefill_above or (version is not None and version < (0, 5, 3)))
     ):
         raise UsageError(
             f"max_num_batched_tokens ({max_num_batched_tokens}) is smaller than max_model_len ({asked_len}): "
@@ -268,6 +356,8 @@ def run(args: argparse.Namespace) -> int:
         block_size=block_size,
         max_num_seqs=max_num_seqs,
         max_num_batched_tokens=max_num_batched_tokens,
+        vllm_version=version_text,
+        limit_mm_per_prompt=tuple(sorted(mm_limits.items())),
     )
     calibrated = None
     if reading is not None:
@@ -312,7 +402,7 @@ def run(args: argparse.Namespace) -> int:
                 "memory, so the calibration holds only at the util it assumes"
             )
         span = reading.per_token_range()
-        per = kv_bytes_per_token(info, reported.kv_cache_dtype, tp=reported.tp, pp=reported.pp)
+        per = kv_bytes_per_token(info, reported.kv_cache_dtype, tp=reported.tp, pp=reported.pp, params=params)
         if span is not None and not span[0] * 0.98 <= per <= span[1] * 1.02:
             calibration_notes.append(
                 f"vLLM's figures imply {span[0] / 1024:.1f}-{span[1] / 1024:.1f} KiB of KV cache per token and GPU, "
@@ -349,6 +439,21 @@ def run(args: argparse.Namespace) -> int:
     )
     asked = plan.requested_budget or plan.budget
     asked_need = math.ceil(plan.requested_max_model_len * (1 + plan.band))
+    accounting = accounting_of(params)
+    enc = plan.budget.encoder
+    encoder_json = (
+        {
+            "modality": enc.modality,
+            "tokens_per_item": enc.tokens_per_item,
+            "items": enc.items,
+            "budget_tokens": enc.budget_tokens,
+            "patches": enc.patches,
+            "peak_bytes": enc.peak,
+            "held_bytes": enc.held,
+        }
+        if enc is not None
+        else None
+    )
     if args.json:
         out: dict[str, Any] = {
             "schema": JSON_SCHEMA,
@@ -357,7 +462,7 @@ def run(args: argparse.Namespace) -> int:
             "weights_bytes": info.estimated_weight_bytes(),
             "weights_exact": info.weights is not None,
             "weights_source": plan.budget.weights_source,
-            "kv_bytes_per_token": kv_bytes_per_token(info, kv_dtype),
+            "kv_bytes_per_token": kv_bytes_per_token(info, kv_dtype, params=params),
             "kv_bytes_per_token_per_gpu": plan.budget.kv_per_token,
             "gpus": report.as_json(),
             "tp": tp,
@@ -388,6 +493,15 @@ def run(args: argparse.Namespace) -> int:
             },
             "notes": size_notes + calibration_notes + list(plan.notes),
             "calibrated_from": str(args.calibrate_from) if calibrated is not None else None,
+            "vllm_version": version_text,
+            "vllm_version_source": version_source or None,
+            "engine": engine,
+            "accounting": {
+                "name": accounting.name,
+                "releases": accounting.releases,
+                "source": accounting.source,
+            },
+            "encoder": encoder_json,
         }
         print(json.dumps(out, indent=2))
         return int(code)
@@ -396,6 +510,10 @@ def run(args: argparse.Namespace) -> int:
     weights_how = "from safetensors headers" if info.weights is not None else "estimated from config.json"
     parallel = f"TP {tp}" + (f", PP {pp}" if pp > 1 else "")
     print(f"weights: {info.estimated_weight_bytes() / GiB:.2f} GiB ({weights_how}); GPUs: {gpu_text}; {parallel}")
+    release = f"vLLM {version_text} ({version_source})" if version_text else "vLLM release not known"
+    print(f"accounting: {release}, engine {engine}: {accounting.name} ({accounting.releases}): {accounting.source}")
+    if enc is not None:
+        print(f"multimodal profile: {enc.describe()}")
     print()
     width = max(len(r[0]) for r in plan.table())
     for item, value, source in plan.table():
@@ -459,6 +577,47 @@ def _read_calibration_log(path: Path) -> Any:
         f"{path}: no vLLM KV cache figure found in {reading.starts} start(s); looked for " + "; ".join(LOOKED_FOR),
         hint,
     )
+
+
+def _target_vllm_version(target: Any) -> str | None:
+    """The vLLM version the target's python has installed (as `vllm-guard status` reads it), or None."""
+    from vllm_guard.adapters import host
+    from vllm_guard.app.place import python_of
+
+    python = python_of(target)
+    return host.installed_vllm_version(python) if python else None
+
+
+def _modalities(info: Any) -> tuple[str, ...]:
+    """The modalities the model's encoders take."""
+    found: tuple[str, ...] = ("image", "video") if info.vision is not None else ()
+    return found + (("audio",) if info.audio is not None else ())
+
+
+def _with_processor_bounds(info: Any, folder: Path) -> Any:
+    """The model's own image/video processor pixel bounds (preprocessor_config.json,
+    video_preprocessor_config.json), when it has a vision tower and the files are there."""
+    from vllm_guard.core.modelinfo import with_preprocessor
+    from vllm_guard.errors import InputError
+
+    if info.vision is None:
+        return info
+    found: list[dict[str, Any] | None] = []
+    for name in ("preprocessor_config.json", "video_preprocessor_config.json"):
+        path = folder / name
+        if not path.is_file():
+            found.append(None)
+            continue
+        try:
+            loaded = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise InputError(
+                "model-processor-config-unreadable",
+                f"{path}: cannot read it as JSON: {err}",
+                "re-download the model's processor configuration",
+            ) from None
+        found.append(loaded if isinstance(loaded, dict) else None)
+    return with_preprocessor(info, found[0], found[1])
 
 
 def _first_target(paths: Any, explicit: Path | None, *, need: bool) -> Any:

@@ -4,8 +4,14 @@ Pure: the caller reads the files (``vllm_guard.adapters.modelfs``) and passes th
 
 Handles the Qwen2 / Qwen2.5 / Qwen3 families, dense and mixture-of-experts, plain or quantized
 (AWQ, GPTQ, FP8 ``quantization_config``), and configs that nest the text model under ``text_config``
-(vision-language wrappers). Other decoder-only models with the usual Hugging Face keys work too.
-MLA models (DeepSeek-V2 style: ``kv_lora_rank``) are recognised so their KV entry is sized right.
+(vision-language wrappers) or ``thinker_config`` (Qwen2.5-Omni, whose thinker is what vLLM serves). Other
+decoder-only models with the usual Hugging Face keys work too. MLA models (DeepSeek-V2 style:
+``kv_lora_rank``) are recognised so their KV entry is sized right.
+
+Multimodal Qwen models (Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Qwen2.5-Omni) carry their vision tower in
+``vision_config`` (and Omni its audio tower in ``audio_config``): its shape sizes the tower's weights and the
+encoder run vLLM profiles with (``vllm_guard.core.planner.encoder_profile``). The image processor's pixel
+bounds come from ``preprocessor_config.json`` (``with_preprocessor``), else the family's published defaults.
 
     >>> info = model_info_from_config({"num_hidden_layers": 28, "hidden_size": 3584,
     ...     "num_attention_heads": 28, "num_key_value_heads": 4, "intermediate_size": 18944,
@@ -78,6 +84,89 @@ class WeightSummary:
     bytes_by_dtype: dict[str, int] = field(default_factory=dict)
     # file name -> the size the file must have (8 + header length + end of the last tensor)
     expected_file_sizes: dict[str, int] = field(default_factory=dict)
+    # bytes per name prefix of one and of two components ("visual", "model.visual", "thinker", "talker", ...):
+    # the parts of a checkpoint vLLM does not load (Qwen2.5-Omni's talker and token2wav; a vision tower
+    # switched off) are taken off by their prefix
+    bytes_by_prefix: dict[str, int] = field(default_factory=dict)
+
+
+# The pixel bounds of the image processors (preprocessor_config.json) the families ship with:
+# Qwen2-VL / Qwen2.5-VL / Qwen2.5-Omni: min_pixels 3136 (56 x 56), max_pixels 12845056 (28 x 28 x 16384);
+# Qwen3-VL: size.shortest_edge 65536, size.longest_edge 16777216 (32 x 32 x 16384), and its video processor
+# size.longest_edge 25165824 (the pixels of a frame pair, temporal_patch_size 2 counted in).
+VISION_PIXELS: dict[str, tuple[int, int]] = {
+    "qwen2_vl": (3136, 12845056),
+    "qwen2_5_vl": (3136, 12845056),
+    "qwen3_vl": (65536, 16777216),
+}
+QWEN3_VL_VIDEO_MAX_PIXELS = 25165824
+
+
+@dataclass(frozen=True)
+class VisionTower:
+    """The vision encoder of a Qwen VL model (``vision_config``), as vLLM builds it.
+
+    kind: "qwen2_vl" (LayerNorm, fc1/GELU/fc2 MLP of embed_dim x mlp_ratio: vllm/model_executor/models/qwen2_vl.py),
+    "qwen2_5_vl" (RMSNorm, gated SiLU MLP of intermediate_size, window attention: qwen2_5_vl.py; also
+    Qwen2.5-Omni's thinker), "qwen3_vl" (LayerNorm, fc1/GELU/fc2 MLP, learned position embeddings and
+    deepstack mergers whose outputs are concatenated to the tower's: qwen3_vl.py).
+    """
+
+    kind: str
+    depth: int
+    hidden_size: int  # the tower's width (Qwen2-VL: embed_dim)
+    intermediate_size: int  # its MLP width (Qwen2-VL: embed_dim x mlp_ratio)
+    num_heads: int
+    out_hidden_size: int  # the merger's output: the language model's hidden size
+    patch_size: int
+    spatial_merge_size: int
+    temporal_patch_size: int
+    in_channels: int = 3
+    deepstack_layers: int = 0  # Qwen3-VL: len(deepstack_visual_indexes)
+    num_position_embeddings: int = 0  # Qwen3-VL's learned position table
+    min_pixels: int = 3136
+    max_pixels: int = 12845056
+    video_max_pixels: int | None = None  # Qwen3-VL's video processor (a frame pair's pixels)
+
+    @property
+    def gated(self) -> bool:
+        return self.kind == "qwen2_5_vl"
+
+    @property
+    def patch_values(self) -> int:
+        """Values per patch fed to the patch embedding: channels x temporal_patch_size x patch_size^2."""
+        return self.in_channels * self.temporal_patch_size * self.patch_size**2
+
+    def param_count(self) -> int:
+        e, i, out = self.hidden_size, self.intermediate_size, self.out_hidden_size
+        norm = e if self.kind == "qwen2_5_vl" else 2 * e  # RMSNorm has a weight only; LayerNorm a bias too
+        attn = e * 3 * e + 3 * e + e * e + e  # qkv and proj, with biases
+        mlp = (2 * (e * i + i) + i * e + e) if self.gated else (e * i + i + i * e + e)
+        patch = self.patch_values * e + (e if self.kind == "qwen3_vl" else 0)  # Conv3d (bias in Qwen3-VL only)
+        merged = e * self.spatial_merge_size**2
+        merger = norm + merged * merged + merged + merged * out + out
+        # Qwen3-VL's deepstack mergers normalise the merged width (LayerNorm over 4 x hidden)
+        deepstack = self.deepstack_layers * (2 * merged + merged * merged + merged + merged * out + out)
+        pos = self.num_position_embeddings * e
+        return self.depth * (2 * norm + attn + mlp) + patch + merger + deepstack + pos
+
+
+@dataclass(frozen=True)
+class AudioTower:
+    """Qwen2.5-Omni's audio encoder (``audio_config``): Whisper-style convolutions and transformer layers, an
+    average pool and a projection to the language model (vllm/model_executor/models/qwen2_5_omni_thinker.py)."""
+
+    d_model: int
+    layers: int
+    ffn_dim: int
+    num_mel_bins: int
+    output_dim: int
+
+    def param_count(self) -> int:
+        d = self.d_model
+        convs = self.num_mel_bins * d * 3 + d + d * d * 3 + d
+        layer = 4 * d * d + 3 * d + 2 * (2 * d) + d * self.ffn_dim + self.ffn_dim + self.ffn_dim * d + d
+        return convs + self.layers * layer + 2 * d + d * self.output_dim + self.output_dim
 
 
 @dataclass(frozen=True)
@@ -106,8 +195,15 @@ class ModelInfo:
     # MLA (DeepSeek-V2 style): the KV cache holds one latent vector per token and layer
     kv_lora_rank: int = 0
     qk_rope_head_dim: int = 0
+    qk_nope_head_dim: int = 0  # vLLM before 0.7.1 cached K and V of (nope + rope) per head instead
     # exact weight bytes from the safetensors headers, when the files were read
     weights: WeightSummary | None = None
+    # multimodal encoders (None: text only)
+    vision: VisionTower | None = None
+    audio: AudioTower | None = None
+    # top-level weight prefixes vLLM does not load for this architecture (Qwen2.5-Omni: the talker and the
+    # token2wav vocoder; vLLM serves the thinker)
+    unloaded_prefixes: tuple[str, ...] = ()
 
     @property
     def is_moe(self) -> bool:
@@ -147,10 +243,31 @@ class ModelInfo:
         head = 0 if self.tie_word_embeddings else self.vocab_size * h
         return layers * (attn + mlp + norms) + embed + head + h
 
-    def estimated_weight_bytes(self) -> int:
-        """Weight bytes from the shapes, for planning without the files (quantization counted)."""
+    def vision_weight_bytes(self) -> int:
+        """Bytes of the vision tower: its tensors in the headers ("visual.*", "model.visual.*",
+        "thinker.visual.*"), else its parameters in 16 bits."""
+        if self.vision is None:
+            return 0
         if self.weights is not None:
-            return self.weights.total_bytes
+            found = sum(self.weights.bytes_by_prefix.get(p, 0) for p in ("visual", "model.visual", "thinker.visual"))
+            if found:
+                return found
+        return int(self.vision.param_count() * min(2.0, max(1.0, self.dtype_bytes)))
+
+    def encoder_param_count(self) -> int:
+        """Parameters of the multimodal towers (vision, audio): 0 for a text-only model."""
+        return (self.vision.param_count() if self.vision else 0) + (self.audio.param_count() if self.audio else 0)
+
+    def estimated_weight_bytes(self) -> int:
+        """Weight bytes vLLM loads: the safetensors headers' tensors (less the parts it does not load), else
+        an estimate from the shapes (quantization counted; the encoders are kept in 16 bits, as
+        quantized VL checkpoints keep them)."""
+        if self.weights is not None:
+            skipped = sum(self.weights.bytes_by_prefix.get(p, 0) for p in self.unloaded_prefixes)
+            return self.weights.total_bytes - skipped
+        return self._text_weight_bytes() + int(self.encoder_param_count() * min(2.0, max(1.0, self.dtype_bytes)))
+
+    def _text_weight_bytes(self) -> int:
         params = self.param_count()
         q = self.quantization
         if q is not None and q.bits is not None and q.bits < 16:
@@ -172,15 +289,146 @@ class ModelInfo:
         return replace(self, weights=weights)
 
 
+def _thinker(cfg: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Qwen2.5-Omni nests the model vLLM serves (the thinker) under ``thinker_config``; others are as they are."""
+    inner = cfg.get("thinker_config")
+    if isinstance(inner, Mapping):
+        merged = dict(inner)
+        for key in ("torch_dtype", "dtype", "quantization_config"):
+            if key in cfg:
+                merged[key] = cfg[key]
+        return merged
+    return cfg
+
+
 def _text_config(cfg: Mapping[str, Any]) -> Mapping[str, Any]:
     inner = cfg.get("text_config")
     if isinstance(inner, Mapping):
         merged = dict(inner)
-        for key in ("torch_dtype", "quantization_config", "architectures", "tie_word_embeddings"):
+        for key in ("quantization_config", "architectures", "tie_word_embeddings"):
             if key not in merged and key in cfg:
+                merged[key] = cfg[key]
+        # the checkpoint's dtype is the top-level one (a text_config may say float32 beside a bf16 checkpoint)
+        for key in ("torch_dtype", "dtype"):
+            if key in cfg:
                 merged[key] = cfg[key]
         return merged
     return cfg
+
+
+def _vision_kind(cfg: Mapping[str, Any], vc: Mapping[str, Any]) -> str | None:
+    names = " ".join(
+        str(x).lower()
+        for x in (cfg.get("model_type"), vc.get("model_type"), *(cfg.get("architectures") or []))
+        if isinstance(x, str)
+    )
+    if "qwen3_vl" in names or "qwen3vl" in names:
+        return "qwen3_vl"
+    if "qwen2_5" in names or "qwen2.5" in names:  # Qwen2.5-VL, and Qwen2.5-Omni's thinker
+        return "qwen2_5_vl"
+    if "qwen2_vl" in names or "qwen2vl" in names:
+        return "qwen2_vl"
+    # unnamed: judge by the keys each family's vision_config has
+    if "deepstack_visual_indexes" in vc:
+        return "qwen3_vl"
+    if "out_hidden_size" in vc and "intermediate_size" in vc:
+        return "qwen2_5_vl"
+    if "embed_dim" in vc and "mlp_ratio" in vc:
+        return "qwen2_vl"
+    return None
+
+
+def _vision(cfg: Mapping[str, Any], where: str) -> VisionTower | None:
+    vc = cfg.get("vision_config")
+    if not isinstance(vc, Mapping):
+        return None
+    kind = _vision_kind(cfg, vc)
+    if kind is None:
+        return None
+    w = f"{where} vision_config"
+    if kind == "qwen2_vl":
+        # Qwen2-VL: embed_dim is the tower's width; hidden_size there is the merger's output
+        width = _int(vc, "embed_dim", where=w)
+        ratio = vc.get("mlp_ratio", 4)
+        inter = int(width * (ratio if isinstance(ratio, (int, float)) and not isinstance(ratio, bool) else 4))
+        out = _int(vc, "hidden_size", "out_hidden_size", where=w)
+    else:
+        width = _int(vc, "hidden_size", "embed_dim", where=w)
+        inter = _int(vc, "intermediate_size", where=w)
+        out = _int(vc, "out_hidden_size", where=w)
+    deep = vc.get("deepstack_visual_indexes")
+    lo, hi = VISION_PIXELS[kind]
+    tower = VisionTower(
+        kind=kind,
+        depth=_int(vc, "depth", "num_hidden_layers", where=w),
+        hidden_size=width,
+        intermediate_size=inter,
+        num_heads=_int(vc, "num_heads", "num_attention_heads", where=w),
+        out_hidden_size=out,
+        patch_size=_int(vc, "patch_size", "spatial_patch_size", default=16 if kind == "qwen3_vl" else 14, where=w),
+        spatial_merge_size=_int(vc, "spatial_merge_size", default=2, where=w),
+        temporal_patch_size=_int(vc, "temporal_patch_size", default=2, where=w),
+        in_channels=_int(vc, "in_channels", "in_chans", default=3, where=w),
+        deepstack_layers=len(deep) if isinstance(deep, list) else 0,
+        num_position_embeddings=_int(vc, "num_position_embeddings", default=0, where=w),
+        min_pixels=lo,
+        max_pixels=hi,
+        video_max_pixels=QWEN3_VL_VIDEO_MAX_PIXELS if kind == "qwen3_vl" else None,
+    )
+    if min(tower.depth, tower.hidden_size, tower.intermediate_size, tower.out_hidden_size, tower.patch_size) <= 0:
+        raise ModelError(
+            "model-config-invalid",
+            f"{w}: depth, widths and patch size must be positive",
+            "re-download the model's config.json",
+        )
+    return tower
+
+
+def _audio(cfg: Mapping[str, Any], where: str) -> AudioTower | None:
+    ac = cfg.get("audio_config")
+    if not isinstance(ac, Mapping):
+        return None
+    w = f"{where} audio_config"
+    return AudioTower(
+        d_model=_int(ac, "d_model", "hidden_size", where=w),
+        layers=_int(ac, "encoder_layers", "num_hidden_layers", where=w),
+        ffn_dim=_int(ac, "encoder_ffn_dim", "intermediate_size", where=w),
+        num_mel_bins=_int(ac, "num_mel_bins", default=128, where=w),
+        output_dim=_int(ac, "output_dim", "out_hidden_size", where=w),
+    )
+
+
+def with_preprocessor(
+    info: ModelInfo, image: Mapping[str, Any] | None, video: Mapping[str, Any] | None = None
+) -> ModelInfo:
+    """The pixel bounds of the model's own image (and video) processor, from ``preprocessor_config.json``
+    (``min_pixels`` / ``max_pixels``, or the newer ``size.shortest_edge`` / ``size.longest_edge``) and
+    ``video_preprocessor_config.json``; what a file does not say keeps the family's default."""
+    tower = info.vision
+    if tower is None:
+        return info
+
+    def bounds(cfg: Mapping[str, Any] | None) -> tuple[int | None, int | None]:
+        if not isinstance(cfg, Mapping):
+            return None, None
+        size = cfg.get("size")
+        size = size if isinstance(size, Mapping) else {}
+        lo = cfg.get("min_pixels", size.get("shortest_edge"))
+        hi = cfg.get("max_pixels", size.get("longest_edge"))
+        ok = [v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None for v in (lo, hi)]
+        return ok[0], ok[1]
+
+    lo, hi = bounds(image)
+    _, vhi = bounds(video)
+    return replace(
+        info,
+        vision=replace(
+            tower,
+            min_pixels=lo or tower.min_pixels,
+            max_pixels=hi or tower.max_pixels,
+            video_max_pixels=vhi or tower.video_max_pixels,
+        ),
+    )
 
 
 def _int(cfg: Mapping[str, Any], *keys: str, default: int | None = None, where: str = "config.json") -> int:
@@ -246,6 +494,8 @@ def model_info_from_config(cfg: Mapping[str, Any], *, where: str = "config.json"
     """Read a model's shape from its parsed config.json; raise ModelError naming the missing key."""
     if not isinstance(cfg, Mapping):
         raise ModelError("model-config-not-object", f"{where}: is not a JSON object", "re-download config.json")
+    outer = cfg
+    cfg = _thinker(cfg)
     c = _text_config(cfg)
     archs = c.get("architectures")
     arch = archs[0] if isinstance(archs, list) and archs and isinstance(archs[0], str) else "unknown"
@@ -286,6 +536,11 @@ def model_info_from_config(cfg: Mapping[str, Any], *, where: str = "config.json"
         ),
         kv_lora_rank=_int(c, "kv_lora_rank", default=0, where=where),
         qk_rope_head_dim=_int(c, "qk_rope_head_dim", default=0, where=where),
+        qk_nope_head_dim=_int(c, "qk_nope_head_dim", default=0, where=where),
+        vision=_vision(cfg, where),
+        audio=_audio(cfg, where),
+        # vllm/model_executor/models/qwen2_5_omni_thinker.py loads the thinker's weights only
+        unloaded_prefixes=("talker", "token2wav") if outer is not cfg else (),
     )
 
 
@@ -299,6 +554,7 @@ def weights_from_headers(headers: Iterable[tuple[str, int, Mapping[str, Any]]]) 
     total = 0
     count = 0
     by_dtype: dict[str, int] = {}
+    by_prefix: dict[str, int] = {}
     sizes: dict[str, int] = {}
     for name, header_len, header in headers:
         end_max = 0
@@ -328,6 +584,15 @@ def weights_from_headers(headers: Iterable[tuple[str, int, Mapping[str, Any]]]) 
             count += 1
             dtype = str(meta.get("dtype", "?"))
             by_dtype[dtype] = by_dtype.get(dtype, 0) + size
+            parts = tensor.split(".")
+            for prefix in {parts[0], ".".join(parts[:2])}:
+                by_prefix[prefix] = by_prefix.get(prefix, 0) + size
             end_max = max(end_max, offsets[1])
         sizes[name] = 8 + header_len + end_max
-    return WeightSummary(total_bytes=total, tensors=count, bytes_by_dtype=by_dtype, expected_file_sizes=sizes)
+    return WeightSummary(
+        total_bytes=total,
+        tensors=count,
+        bytes_by_dtype=by_dtype,
+        expected_file_sizes=sizes,
+        bytes_by_prefix=by_prefix,
+    )

@@ -20,8 +20,17 @@ Known traps, each a named parameter below with where its value comes from:
   leave *more* KV room than a shorter one.
 * Under tensor parallelism each worker profiles its own GPU and vLLM takes the minimum: the
   smallest GPU decides.
-* MLA models (DeepSeek-V2 style) store one latent vector per token and layer, not split by TP.
+* MLA models (DeepSeek-V2 style) store one latent vector per token and layer, not split by TP; V0 in
+  0.7.2-0.7.3 pads it to 256 bytes (576 -> 640 elements), and before 0.7.1 vLLM cached full K and V heads.
 * FP8 KV cache halves the bytes per token.
+* What counts as "used" changed across releases (``ACCOUNTINGS``): vLLM 0.2.0-0.2.4 took torch's allocated
+  peak only, 0.2.5-0.3.0 everything the GPU had in use (CUDA context and NCCL included), later releases the
+  increase since a baseline taken before (0.3.1-0.10) or after (V1 0.11+) the workers joined their NCCL
+  groups. ``PlannerParams.vllm_version`` picks the one of the installed vLLM.
+* Under tensor parallelism each rank holds NCCL communicators and custom all-reduce buffers; MoE layers
+  hold a fused-MoE workspace of tokens x top_k x the experts' width.
+* Multimodal models profile their encoder with dummy images/videos of the largest size
+  (``encoder_profile``): its activation peak can exceed the text model's by far.
 """
 
 from __future__ import annotations
@@ -32,12 +41,30 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from vllm_guard.core.modelinfo import ModelInfo
+from vllm_guard.core.modelinfo import ModelInfo, VisionTower
 
 GiB = 1 << 30
 MiB = 1 << 20
 
 Engine = Literal["v1", "v0"]
+Version = tuple[int, int, int]
+
+_VERSION = re.compile(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?")
+
+
+def parse_vllm_version(text: str) -> Version:
+    """'0.6.4.post1', '0.10.1.dev101+g1234', '0.11.0rc2', 'v0.8' -> (major, minor, patch).
+
+    Raises ValueError naming the accepted form."""
+    m = _VERSION.match(text)
+    if m is None:
+        raise ValueError(f"{text!r} is not a vLLM version: use e.g. 0.6.4 or 0.11.0")
+    return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
+
+
+def engine_of_version(version: Version) -> Engine:
+    """The engine a vLLM release runs by default: V1 from 0.8.0 (VLLM_USE_V1 defaults to 1), V0 before."""
+    return "v1" if version >= (0, 8, 0) else "v0"
 
 
 @dataclass(frozen=True)
@@ -60,11 +87,35 @@ class PlannerParams:
     # The dummy sampler run holds float32 logits for max_num_seqs rows of the vocabulary, plus the
     # sorted/softmaxed copy top-p/top-k make (vllm/v1/sample/sampler.py): 2 copies of seqs x vocab x 4 B.
     sampler_logit_copies: float = 2.0
-    # Non-torch memory that grows during the profile run (cuBLAS/cuDNN workspaces, NCCL buffers):
-    # V0 0.6.4+ logs print 0.1-0.6 GiB on one GPU and up to ~1.5 GiB with TP (custom all-reduce
-    # buffers); these values fit the published logs in bench/RESULTS-planner.md.
+    # Non-torch memory that grows during the profile run on one GPU (cuBLAS/cuDNN workspaces, the attention
+    # backend's buffers): V0 0.6.4+ logs print 0.1-0.6 GiB; the value fits the published logs in
+    # bench/RESULTS-planner.md.
     non_torch_bytes: int = int(0.35 * GiB)
+    # Under TP/PP the distributed part is a formula (``distributed_bytes``): NCCL communicators and vLLM's
+    # custom all-reduce buffers. This is its total at TP 2 with both communicators counted (V0 0.6.4+ logs:
+    # ~0.9 GiB with TP), which fixes the one fitted constant left in it, NCCL's own buffers per communicator;
+    # a calibration log's 'non_torch_memory' under TP replaces the whole non-torch figure.
     non_torch_bytes_tp: int = int(0.9 * GiB)
+    # vllm/distributed/device_communicators/custom_all_reduce.py: CustomAllreduce(max_size=8192 * 1024) makes
+    # a metadata + scratch buffer of meta_size() + max_size and an IPC buffer of max_size with cudaMalloc
+    # (allocate_shared_buffer_and_handle, 0.7+; torch tensors before), and an 8 MiB rank_data torch tensor.
+    # Only for world sizes 2, 4, 6, 8 (_SUPPORTED_WORLD_SIZES), from vLLM 0.3.0.
+    custom_ar_max_size: int = 8192 * 1024
+    custom_ar_rank_data: int = 8 * 1024 * 1024
+    # The CUDA context and whatever else the process holds outside torch before vLLM's baseline: counted by the
+    # releases that took total - free as "used" (0.2.5-0.3.0; V1 0.7-0.9.1). vllm-project/vllm#2031 moved
+    # 0.2.x from torch's peak to total - free and printed both on Llama-2-7B, A100-80GB: '# GPU blocks:
+    # 7449' then '7351', 98 blocks x 8 MiB = 784 MiB more used; less non_torch_bytes, 0.42 GiB is the context.
+    cuda_context_bytes: int = int(0.42 * GiB)
+    # The installed vLLM ("0.6.4", "0.11.0"): picks the accounting (ACCOUNTINGS), the MLA layout and the
+    # multimodal profile's rules. None: the current releases' rules for the engine.
+    vllm_version: str | None = None
+    # --limit-mm-per-prompt: items per prompt by modality; vLLM's default when absent: 999 under V1, 1 under V0
+    # (vllm/config/multimodal.py MultiModalConfig.get_limit_per_prompt).
+    limit_mm_per_prompt: tuple[tuple[str, int], ...] = ()
+    # --enable-expert-parallel: MoE experts are split across ranks whole, not sliced by TP, so the fused-MoE
+    # workspace holds the experts' full width.
+    enable_expert_parallel: bool = False
     # Recent V1 (opt-in with VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1, the default in the newest
     # releases) subtracts the CUDA graph pool from the KV budget. vLLM's own log line
     # "Graph capturing finished in N secs, took X GiB" reports 0.2-1.5 GiB for 7B-72B models.
@@ -104,12 +155,132 @@ PARAM_SOURCES: dict[str, str] = {
 }
 
 
+def version_of(params: PlannerParams) -> Version | None:
+    """The installed vLLM's version as a tuple; None when not known (or not a version)."""
+    if params.vllm_version is None:
+        return None
+    try:
+        return parse_vllm_version(params.vllm_version)
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class Accounting:
+    """What one range of vLLM releases subtracts from total x util before the KV cache (each a quote of its
+    code). ``util`` multiplies the GPU's total in every release: what changed is what counts as used."""
+
+    name: str
+    releases: str
+    source: str
+    non_torch: bool  # memory outside torch's allocator that grew after the baseline (cuBLAS workspaces, ...)
+    context: bool  # the CUDA context and other memory held before the baseline
+    distributed: Literal["all", "lazy", "none"]  # NCCL/custom all-reduce memory made when the workers join
+    held_allreduce: bool = False  # all-reduce inputs torch's NCCL stream holds until it synchronizes
+
+
+ACCOUNTINGS: dict[str, Accounting] = {
+    a.name: a
+    for a in (
+        Accounting(
+            "torch-peak",
+            "0.2.0-0.2.4",
+            "vllm/worker/worker.py profile_num_available_blocks: peak_memory = torch.cuda.max_memory_allocated(); "
+            "blocks = (total x util - peak_memory) // block bytes",
+            non_torch=False,
+            context=False,
+            distributed="none",
+        ),
+        Accounting(
+            "total-used",
+            "0.2.5-0.3.0",
+            "vllm/worker/worker.py profile_num_available_blocks: peak_memory = total - free after the profile run "
+            "(vllm-project/vllm#2031): the CUDA context, NCCL and torch's cache count",
+            non_torch=True,
+            context=True,
+            distributed="all",
+        ),
+        Accounting(
+            "since-init",
+            "0.3.1-0.6.3",
+            "vllm/worker/worker.py: peak_memory = init_gpu_memory - free, init_gpu_memory read in init_device "
+            "before init_distributed_environment: NCCL counts, the CUDA context does not",
+            non_torch=True,
+            context=False,
+            distributed="all",
+        ),
+        Accounting(
+            "v0-profiled",
+            "V0 0.6.4-0.10",
+            "vllm/worker/worker.py determine_num_available_blocks: memory_profiling(baseline_snapshot) = weights + "
+            "torch peak increase + non-torch increase, the baseline taken before init_worker_distributed_environment",
+            non_torch=True,
+            context=False,
+            distributed="all",
+        ),
+        Accounting(
+            "v1-all-non-torch",
+            "V1 0.7-0.9.1",
+            "vllm/v1/worker/gpu_worker.py determine_available_memory: torch's allocated peak + (total - free - "
+            "torch allocated) after the profile run: the CUDA context and NCCL count",
+            non_torch=True,
+            context=True,
+            distributed="all",
+        ),
+        Accounting(
+            "v1-snapshot",
+            "V1 0.9.2-0.10",
+            "vllm/v1/worker/gpu_worker.py: init_snapshot = MemorySnapshot() before "
+            "init_worker_distributed_environment; non_kv_cache_memory = weights + torch peak increase + "
+            "non-torch increase",
+            non_torch=True,
+            context=False,
+            distributed="all",
+        ),
+        Accounting(
+            "v1-snapshot-after-dist",
+            "V1 0.11+",
+            "vllm/v1/worker/gpu_worker.py init_device: init_worker_distributed_environment, then init_snapshot: the "
+            "communicators made at init (PyNccl, custom all-reduce) are outside the budget; torch's NCCL group, "
+            "made lazily at its first collective in the profile run, is inside",
+            non_torch=True,
+            context=False,
+            distributed="lazy",
+        ),
+    )
+}
+
+
+def accounting_of(params: PlannerParams) -> Accounting:
+    """The accounting of the installed vLLM (``vllm_version``), else of the engine's recent releases."""
+    v = version_of(params)
+    if params.engine == "v1":
+        if v is None or (0, 9, 2) <= v < (0, 11, 0):
+            return ACCOUNTINGS["v1-snapshot"]
+        return ACCOUNTINGS["v1-all-non-torch" if v < (0, 9, 2) else "v1-snapshot-after-dist"]
+    if v is None or v >= (0, 6, 4):
+        return ACCOUNTINGS["v0-profiled"]
+    if v < (0, 2, 5):
+        return ACCOUNTINGS["torch-peak"]
+    if v < (0, 3, 1):
+        held = v < (0, 2, 6)  # TORCH_NCCL_AVOID_RECORD_STREAMS=1 is set by vllm/worker/worker.py from 0.2.6
+        return replace(ACCOUNTINGS["total-used"], held_allreduce=held)
+    return ACCOUNTINGS["since-init"]
+
+
+def v0_chunks_long_context(params: PlannerParams) -> bool:
+    """V0 switched chunked prefill on above a 32K max_model_len from 0.5.3 (vllm/engine/arg_utils.py
+    use_long_context); older releases profiled the whole length."""
+    v = version_of(params)
+    return v is None or v >= (0, 5, 3)
+
+
 def default_batched_tokens(params: PlannerParams, gpu_bytes: int, max_model_len: int) -> int:
     """The max_num_batched_tokens vLLM would use, i.e. the size of its profile run."""
     if params.max_num_batched_tokens is not None:
         return params.max_num_batched_tokens
     if params.engine == "v0":
-        if max_model_len > params.v0_chunked_prefill_above:
+        if max_model_len > params.v0_chunked_prefill_above and v0_chunks_long_context(params):
             return params.v0_chunked_batched_tokens
         return max(max_model_len, params.v0_min_batched_tokens)
     # vllm/engine/arg_utils.py EngineArgs._set_default_args (V1, OpenAI server): 8192 on GPUs with
@@ -144,22 +315,73 @@ def layers_per_stage(info: ModelInfo, pp: int = 1) -> int:
     return math.ceil(info.num_layers / max(1, pp))
 
 
-def kv_bytes_per_token(info: ModelInfo, kv_cache_dtype: str = "auto", *, tp: int = 1, pp: int = 1) -> int:
+# Quantization methods with which vLLM 0.7.1-0.7.2 kept MLA on (vllm/config.py ModelConfig.use_mla); others
+# fell back to full K/V heads ("MLA is not supported with %s quantization. Disabling MLA.").
+MLA_QUANTIZATIONS = ("fp8", "compressed-tensors")
+
+
+def mla_layout(info: ModelInfo, params: PlannerParams | None = None) -> str:
+    """How vLLM caches an MLA model: "latent" (one kv_lora_rank + qk_rope_head_dim vector per token and layer),
+    "latent-aligned" (V0 0.7.2-0.7.3: that vector padded to 256 bytes), or "heads" (full K and V heads of
+    qk_nope + qk_rope, as before MLA support)."""
+    p = params or PlannerParams()
+    v = version_of(p)
+    if v is not None and v < (0, 7, 1):
+        # before 0.7.1 ModelConfig.get_head_size() returned qk_rope + qk_nope for deepseek_v2/v3, per KV head
+        return "heads"
+    quant = info.quantization.method if info.quantization is not None else None
+    if v is not None and v < (0, 7, 3) and quant is not None and quant not in MLA_QUANTIZATIONS:
+        return "heads"
+    if p.engine == "v0" and (v is None or (0, 7, 2) <= v < (0, 8, 0)):
+        # vllm/worker/cache_engine.py (0.7.2, 0.7.3) get_cache_block_size: with use_mla and
+        # VLLM_CUDA_MEM_ALIGN_KV_CACHE=1 (the default) key_cache_entry = align_to_256bytes(entry, model dtype).
+        # The release is not known for V0: the padded entry, the smaller cache, is planned.
+        return "latent-aligned"
+    return "latent"
+
+
+def kv_bytes_per_token(
+    info: ModelInfo,
+    kv_cache_dtype: str = "auto",
+    *,
+    tp: int = 1,
+    pp: int = 1,
+    params: PlannerParams | None = None,
+) -> int:
     """KV cache bytes for one token on one GPU (tp=1, pp=1: the whole model).
 
     Standard attention: 2 (K and V) x layers x KV heads x head_dim x dtype bytes.
-    MLA: one latent vector (kv_lora_rank + qk_rope_head_dim) per layer, the same on every TP rank.
+    MLA: one latent vector (kv_lora_rank + qk_rope_head_dim) per layer, the same on every TP rank; the engine
+    and release (``params``) decide its padding, or full heads before vLLM supported MLA (``mla_layout``).
     Under pipeline parallelism a GPU holds the KV cache of its stage's layers only.
     """
     b = kv_dtype_bytes(info, kv_cache_dtype)
     layers = layers_per_stage(info, pp)
     if info.is_mla:
         entry = info.kv_lora_rank + info.qk_rope_head_dim
+        layout = mla_layout(info, params)
+        if layout == "heads":
+            head = (info.qk_nope_head_dim + info.qk_rope_head_dim) or info.head_dim
+            return 2 * layers * kv_heads_per_gpu(info, tp) * head * b
         if kv_cache_dtype == "fp8_ds_mla":
             # FlashMLA's FP8 layout: 512 fp8 values + 4 float32 scales + 64 bf16 rope values = 656 bytes
             return layers * 656
+        if layout == "latent-aligned":
+            # vllm/utils.py align_to_256bytes(extent, dtype): round_up(extent, 256 // dtype size), with the
+            # model's dtype (not the cache's): 576 -> 640 elements in 16 bits; the cache dtype's bytes follow
+            per_256 = 256 // (2 if info.dtype_bytes >= 2 else max(1, int(info.dtype_bytes)))
+            entry = -(-entry // per_256) * per_256
         return layers * entry * b
     return 2 * layers * kv_heads_per_gpu(info, tp) * info.head_dim * b
+
+
+def vision_tower_off(info: ModelInfo, params: PlannerParams) -> bool:
+    """--limit-mm-per-prompt image and video 0: vLLM (0.10.2+: qwen2_5_vl.py and its kin set self.visual =
+    None) builds no vision tower, so loads none of its weights."""
+    v = version_of(params)
+    if info.vision is None or (v is not None and v < (0, 10, 2)):
+        return False
+    return _limit(params, "image") == 0 and _limit(params, "video") == 0
 
 
 def weights_per_gpu(info: ModelInfo, tp: int, params: PlannerParams | None = None, *, pp: int = 1) -> int:
@@ -169,6 +391,8 @@ def weights_per_gpu(info: ModelInfo, tp: int, params: PlannerParams | None = Non
     if params is not None and params.weights_bytes is not None:
         return params.weights_bytes
     total = info.estimated_weight_bytes()
+    if params is not None and vision_tower_off(info, params):
+        total -= info.vision_weight_bytes()
     if pp > 1:
         embed = int(info.vocab_size * info.hidden_size * min(2.0, max(1.0, info.dtype_bytes)))
         copies = 1 if info.tie_word_embeddings else 2
@@ -177,16 +401,348 @@ def weights_per_gpu(info: ModelInfo, tp: int, params: PlannerParams | None = Non
     return math.ceil(total / max(1, tp))
 
 
+def moe_chunk_size(params: PlannerParams) -> int:
+    """VLLM_FUSED_MOE_CHUNK_SIZE's default (vllm/envs.py): 32768 tokens up to 0.11, 16384 from 0.12."""
+    v = version_of(params)
+    return 16 * 1024 if v is None or v >= (0, 12, 0) else 32768
+
+
+def moe_workspace_bytes(info: ModelInfo, batched_tokens: int, tp: int, params: PlannerParams) -> int:
+    """The fused-MoE workspace of one MoE layer (torch memory, part of the activation peak).
+
+    vllm/model_executor/layers/fused_moe/fused_moe.py fused_experts_impl, M = min(tokens,
+    VLLM_FUSED_MOE_CHUNK_SIZE), N = the experts' gate_up width on this rank (2 x moe_intermediate_size / TP,
+    or the full width under expert parallelism), K = hidden_size, in the activations' 16 bits:
+    0.8+: cache13 = M x top_k x max(N, K) (intermediate caches 1 and 3 share it) and cache2 = M x top_k x N/2;
+    before 0.8: three caches, M x top_k x (N + N/2 + K).
+    """
+    if not info.is_moe:
+        return 0
+    m = min(batched_tokens, moe_chunk_size(params))
+    width = 2 * info.moe_intermediate_size
+    n = width if params.enable_expert_parallel else max(1, width // max(1, tp))
+    k = info.hidden_size
+    v = version_of(params)
+    per = n + n // 2 + k if v is not None and v < (0, 8, 0) else max(n, k) + n // 2
+    return 2 * m * info.experts_per_token * per
+
+
 def activation_bytes(info: ModelInfo, batched_tokens: int, max_num_seqs: int, tp: int, params: PlannerParams) -> int:
-    """The torch activation peak of vLLM's profile run on one GPU."""
+    """The torch activation peak of vLLM's text profile run on one GPU (the encoder run: ``encoder_profile``).
+
+    Dense: tokens x (2 x hidden + 3 x intermediate/TP) x 2 bytes (the fitted copies). MoE: the same for the
+    hidden stream and the shared expert, plus the fused-MoE workspace (``moe_workspace_bytes``), whose
+    per-token width is vLLM's own. And the sampler's float32 logits."""
     dt = 2  # activations run in 16-bit even for quantized weights
     if info.is_moe:
-        inter = info.experts_per_token * info.moe_intermediate_size + info.shared_expert_intermediate_size
+        inter = float(info.shared_expert_intermediate_size)
+        workspace = moe_workspace_bytes(info, batched_tokens, tp, params)
     else:
-        inter = info.intermediate_size
+        inter = float(info.intermediate_size)
+        workspace = 0
     per_token = dt * (params.act_hidden_copies * info.hidden_size + params.act_intermediate_copies * inter / max(1, tp))
     sampler = params.sampler_logit_copies * min(max_num_seqs, batched_tokens) * info.vocab_size * 4
-    return int(params.activation_scale * (batched_tokens * per_token + sampler))
+    return int(params.activation_scale * (batched_tokens * per_token + workspace + sampler))
+
+
+# --- multimodal encoders ---------------------------------------------------------------------------------
+
+
+def _limit(params: PlannerParams, modality: str) -> int:
+    """--limit-mm-per-prompt for a modality as given, else vLLM's default (999 under V1, 1 under V0)."""
+    given = dict(params.limit_mm_per_prompt)
+    if modality in given:
+        return given[modality]
+    return 999 if params.engine == "v1" else 1
+
+
+def smart_resize(height: int, width: int, factor: int, min_pixels: int, max_pixels: int) -> tuple[int, int]:
+    """The Qwen2-VL image processor's resize rule (transformers qwen2_vl image_processing ``smart_resize``):
+    each side a multiple of ``factor`` (patch x merge), the area within [min_pixels, max_pixels], the aspect
+    kept. Floating point as there, so the sizes match to the pixel."""
+    h = round(height / factor) * factor
+    w = round(width / factor) * factor
+    if h * w > max_pixels:
+        beta = math.sqrt((height * width) / max_pixels)
+        h = max(factor, math.floor(height / beta / factor) * factor)
+        w = max(factor, math.floor(width / beta / factor) * factor)
+    elif h * w < min_pixels:
+        beta = math.sqrt(min_pixels / (height * width))
+        h = math.ceil(height * beta / factor) * factor
+        w = math.ceil(width * beta / factor) * factor
+    return h, w
+
+
+def _largest_frame(tower: VisionTower, max_pixels: int | None = None) -> tuple[int, int]:
+    """get_image_size_with_most_features: a 9999999-pixel square resized within the processor's bounds."""
+    factor = tower.patch_size * tower.spatial_merge_size
+    return smart_resize(9999999, 9999999, factor, tower.min_pixels, max_pixels or tower.max_pixels)
+
+
+def vision_patches(tower: VisionTower, frames: int, size: tuple[int, int]) -> int:
+    """Patches of one item: frames padded to a multiple of temporal_patch_size, grid_t x grid_h x grid_w
+    (qwen2_vl.py ``_get_vision_info``); its tokens are patches // spatial_merge_size^2."""
+    padded = frames + frames % tower.temporal_patch_size
+    grid_t = max(padded // tower.temporal_patch_size, 1)
+    return grid_t * (size[0] // tower.patch_size) * (size[1] // tower.patch_size)
+
+
+def video_smart_resize(
+    frames: int, height: int, width: int, temporal: int, factor: int, min_pixels: int, max_pixels: int
+) -> tuple[int, int]:
+    """Qwen3-VL's video resize rule (transformers qwen3_vl video_processing ``smart_resize``): the pixel budget
+    covers all frames (frames rounded to a multiple of ``temporal``) x height x width."""
+    h = round(height / factor) * factor
+    w = round(width / factor) * factor
+    t = round(frames / temporal) * temporal
+    if t * h * w > max_pixels:
+        beta = math.sqrt((frames * height * width) / max_pixels)
+        h = max(factor, math.floor(height / beta / factor) * factor)
+        w = max(factor, math.floor(width / beta / factor) * factor)
+    elif t * h * w < min_pixels:
+        beta = math.sqrt(min_pixels / (frames * height * width))
+        h = math.ceil(height * beta / factor) * factor
+        w = math.ceil(width * beta / factor) * factor
+    return h, w
+
+
+@dataclass(frozen=True)
+class MMItem:
+    """The largest item of one modality: the tokens vLLM budgets it at, the embeddings the encoder returns
+    for it, and the patches (or audio frames) the encoder runs on."""
+
+    tokens: int
+    embeds: int
+    patches: int
+
+
+def _qwen3_video(tower: VisionTower, frames: int) -> int:
+    """Patches of a Qwen3-VL video of ``frames`` largest frames, resized by the video processor."""
+    factor = tower.patch_size * tower.spatial_merge_size
+    frame = _largest_frame(tower)
+    size = video_smart_resize(
+        frames,
+        frame[0],
+        frame[1],
+        tower.temporal_patch_size,
+        factor,
+        tower.min_pixels,
+        tower.video_max_pixels or tower.max_pixels,
+    )
+    return vision_patches(tower, frames, size)
+
+
+def mm_max_tokens_per_item(info: ModelInfo, params: PlannerParams, seq_len: int) -> dict[str, MMItem]:
+    """The largest item of each modality vLLM allows, in vLLM's order (image, video, audio).
+
+    Image: the largest frame (``_largest_frame``). Video (Qwen2-VL, Qwen2.5-VL, Qwen2.5-Omni): as many
+    largest frames as ``seq_len`` (max_model_len; before 0.10 less one image's tokens) holds, at most
+    _MAX_FRAMES_PER_VIDEO per video (16 before 0.11, 14 from 0.11: qwen2_vl.py
+    get_num_frames_with_most_features). Qwen3-VL (qwen3_vl.py get_max_video_tokens): 0.13+, one frame pair at
+    the video processor's max pixels / temporal_patch_size; 0.11-0.12, _MAX_FRAMES_PER_VIDEO = 24576 frames
+    squeezed into the video processor's pixels (2 frames when max_model_len cannot hold 3), budgeted at
+    12.5 tokens per embedding (the timestamps and separators around each). Audio (Qwen2.5-Omni): a 30 s
+    clip, 3000 mel frames -> (3000-1)//2+1 = 1500 -> (1500-2)//2+1 = 750 tokens (qwen2_audio.py
+    _get_feat_extract_output_lengths). Modalities switched off with --limit-mm-per-prompt 0 are left out."""
+    tower = info.vision
+    out: dict[str, MMItem] = {}
+    v = version_of(params)
+    if tower is not None:
+        merge2 = tower.spatial_merge_size**2
+        frame = _largest_frame(tower)
+        image_patches = vision_patches(tower, 1, frame)
+        image_tokens = image_patches // merge2
+        if _limit(params, "image") > 0:
+            out["image"] = MMItem(image_tokens, image_tokens, image_patches)
+        if _limit(params, "video") > 0:
+            if tower.kind == "qwen3_vl" and v is not None and (0, 11, 0) <= v < (0, 13, 0):
+                frames = 24576 if _qwen3_video(tower, 3) // merge2 <= seq_len else 2
+                patches = _qwen3_video(tower, frames)
+                out["video"] = MMItem(int(patches // merge2 * 12.5), patches // merge2, patches)
+            elif tower.kind == "qwen3_vl":
+                pair = tower.video_max_pixels or tower.max_pixels
+                vframe = _largest_frame(tower, pair // tower.temporal_patch_size)
+                patches = vision_patches(tower, 2, vframe)
+                out["video"] = MMItem(patches // merge2, patches // merge2, patches)
+            else:
+                room = seq_len - (image_tokens if v is not None and v < (0, 10, 0) else 0)
+                # _get_max_video_frames: the most frames whose tokens fit (each temporal_patch_size frames
+                # make one grid of image_tokens), at least 1
+                total_frames = max(1, room // max(1, image_tokens) * tower.temporal_patch_size)
+                cap = 16 if v is not None and v < (0, 11, 0) else 14
+                patches = vision_patches(tower, max(1, min(total_frames, cap)), frame)
+                out["video"] = MMItem(patches // merge2, patches // merge2, patches)
+    if info.audio is not None and _limit(params, "audio") > 0:
+        out["audio"] = MMItem(750, 750, 1500)  # 1500 encoder frames before the pool halves them
+    return out
+
+
+@dataclass(frozen=True)
+class EncoderProfile:
+    """vLLM's multimodal profile run on one GPU: how many items of which modality, and what it holds."""
+
+    modality: str
+    tokens_per_item: int
+    items: int
+    budget_tokens: int  # the encoder cache / compute budget (V1)
+    patches: int  # through the tower in the run
+    peak: int  # bytes: the encoder run's own torch peak
+    held: int  # bytes still held while the text dummy run runs (the dummy inputs and the encoder outputs)
+
+    def describe(self) -> str:
+        return (
+            f"{self.items} {self.modality} item(s) of {self.tokens_per_item} tokens "
+            f"({self.patches} patches), encoder budget {self.budget_tokens}"
+        )
+
+
+def encoder_profile(
+    info: ModelInfo, params: PlannerParams, batched_tokens: int, max_num_seqs: int, max_model_len: int, tp: int
+) -> EncoderProfile | None:
+    """The multimodal part of vLLM's profile run, or None (text model, every modality switched off).
+
+    V1 (vllm/v1/worker/gpu_model_runner.py profile_run; the budget: vllm/v1/worker/utils.py MultiModalBudget,
+    0.10.2+, and vllm/v1/core/encoder_cache_manager.py compute_mm_encoder_budget): the modality with the
+    most tokens per item T is profiled; budget = max(max_num_batched_tokens, T) (encoder compute budget and
+    cache size both start at max_num_batched_tokens); items = max(1, min(budget // T, max_num_seqs x
+    max(1, min(limit, max_model_len // T)))); before 0.10.2: min(ceil(budget / T), max_num_seqs x limit).
+    The encoder runs on all of them at once; its outputs stay in the encoder cache, and the dummy inputs
+    alive, while the text model's dummy run follows.
+    V0 (vllm/worker/model_runner.py _dummy_run): max_num_seqs is cut to max_num_batched_tokens // (the sum of
+    limit x T), at least 1; each dummy sequence carries ``limit`` items of each modality.
+
+    The tower's peak per patch reuses the text model's fitted copies (2 x width + 3 x MLP width when gated,
+    2 x MLP width for fc1/GELU/fc2), its MLP split by TP as vLLM shards the tower; the pixel values arrive in
+    float32 and are cast to 16 bits for the patch embedding."""
+    tower = info.vision
+    if tower is None and info.audio is None:
+        return None
+    v = version_of(params)
+    per_item = mm_max_tokens_per_item(info, params, max_model_len)
+    if not per_item:
+        return None
+    if params.engine == "v1":
+        if v is None or v >= (0, 17, 0):  # ties go to the later name from 0.17 (encoder_budget.py)
+            modality = max(per_item, key=lambda m: (per_item[m].tokens, m))
+        else:  # max() over the dict: the first of the largest
+            modality = max(per_item, key=lambda m: per_item[m].tokens)
+        item = per_item[modality]
+        tokens = item.tokens
+        budget = max(batched_tokens, tokens)
+        limit = _limit(params, modality)
+        if v is not None and v < (0, 10, 2):
+            items = max(1, min(-(-budget // tokens), max_num_seqs * limit))
+        else:
+            per_prompt = max(1, min(limit, max_model_len // tokens))
+            items = max(1, min(budget // tokens, max_num_seqs * per_prompt))
+        total_patches = items * item.patches
+        out_tokens = items * item.embeds
+    else:
+        mm_tokens = sum(_limit(params, m) * it.tokens for m, it in per_item.items())
+        seqs = max(1, min(max_num_seqs, batched_tokens // max(1, mm_tokens)))
+        modality = max(per_item, key=lambda m: per_item[m].tokens)
+        item = per_item[modality]
+        tokens = item.tokens
+        budget = mm_tokens
+        items = seqs * sum(_limit(params, m) for m in per_item)
+        total_patches = seqs * sum(_limit(params, m) * it.patches for m, it in per_item.items())
+        out_tokens = seqs * sum(_limit(params, m) * it.embeds for m, it in per_item.items())
+    dt = 2
+    if modality == "audio" and info.audio is not None:
+        a = info.audio
+        width, inter, values, gated, out_width, deep = a.d_model, a.ffn_dim, a.num_mel_bins * 2, False, a.output_dim, 0
+    else:
+        assert tower is not None
+        width, inter, values = tower.hidden_size, tower.intermediate_size, tower.patch_values
+        gated, out_width, deep = tower.gated, tower.out_hidden_size, tower.deepstack_layers
+    mlp_copies = params.act_intermediate_copies if gated else 2.0
+    layer = total_patches * dt * (params.act_hidden_copies * width + mlp_copies * inter / max(1, tp))
+    pixels_fp32 = total_patches * values * 4
+    cast = total_patches * values * dt + total_patches * width * dt  # the 16-bit copy and the patch embedding
+    outputs = out_tokens * out_width * (1 + deep) * dt
+    if params.engine == "v1" and (v is None or v >= (0, 10, 2)) and item.embeds < budget:
+        # gpu_model_runner.py profile_run: each item's output shorter than the budget is scattered into
+        # (budget, hidden) zeros for the encoder cache
+        outputs = items * budget * out_width * (1 + deep) * dt
+    scale = params.activation_scale
+    peak = int(scale * (pixels_fp32 + max(cast, layer) + outputs))
+    held = int(scale * (pixels_fp32 + outputs))
+    return EncoderProfile(modality, tokens, items, budget, total_patches, peak, held)
+
+
+# --- non-torch memory --------------------------------------------------------------------------------------
+
+
+def custom_all_reduce_bytes(tp: int, params: PlannerParams) -> int:
+    """vLLM's custom all-reduce on one rank: meta + scratch (meta_size() + max_size, a few KiB of signals
+    counted as 0) and the IPC buffer (max_size), made with cudaMalloc; the peers' buffers are mapped, not
+    allocated. 0 where vLLM does not use it: world sizes other than 2, 4, 6, 8, releases before 0.3.0."""
+    v = version_of(params)
+    if tp not in (2, 4, 6, 8) or (v is not None and v < (0, 3, 0)):
+        return 0
+    return 2 * params.custom_ar_max_size
+
+
+def nccl_communicators(tp: int, pp: int, params: PlannerParams, acc: Accounting) -> int:
+    """NCCL communicators of one rank inside the budget: per group with more than one rank (TP, PP), torch's
+    NCCL process group and vLLM's own (cupy 0.3.1-0.3.3, PyNccl from 0.4); before 0.3.1 torch's only.
+    V1 0.11+ makes its own before the baseline: only torch's, made at its first collective, is inside."""
+    groups = (tp > 1) + (pp > 1)
+    if groups == 0 or acc.distributed == "none":
+        return 0
+    v = version_of(params)
+    per_group = 1 if acc.distributed == "lazy" or (v is not None and v < (0, 3, 1)) else 2
+    return groups * per_group
+
+
+def nccl_comm_bytes(params: PlannerParams) -> int:
+    """NCCL's own buffers per communicator (NCCL_BUFFSIZE x channels x peers: not in vLLM's source): the one
+    fitted constant, fixed so that TP 2 with both communicators and the custom all-reduce adds up to
+    non_torch_bytes_tp (the V0 0.6.4+ logs' figure under TP)."""
+    rest = params.non_torch_bytes_tp - params.non_torch_bytes - 2 * params.custom_ar_max_size
+    return max(0, rest // 2)
+
+
+def non_torch_parts(
+    info: ModelInfo, tp: int, pp: int, batched_tokens: int, params: PlannerParams
+) -> list[tuple[str, int, str]]:
+    """The memory outside torch's activation peak that vLLM counts before the KV cache, part by part:
+    (row name, bytes, where it comes from)."""
+    acc = accounting_of(params)
+    world = tp * pp
+    if "non_torch" in params.measured:
+        value = params.non_torch_bytes_tp if world > 1 else params.non_torch_bytes
+        return [("- non-torch memory", value, "vLLM's 'non_torch_memory' in the calibration log")]
+    parts: list[tuple[str, int, str]] = []
+    if acc.non_torch:
+        parts.append(("- non-torch memory", params.non_torch_bytes, "V0 'non_torch_memory' log lines (one GPU)"))
+    if acc.context:
+        parts.append(
+            (
+                "- CUDA context",
+                params.cuda_context_bytes,
+                f"vLLM {acc.releases} counts total - free (vllm-project/vllm#2031: 98 blocks more on Llama-2-7B)",
+            )
+        )
+    comms = nccl_communicators(tp, pp, params, acc)
+    if comms:
+        ar = custom_all_reduce_bytes(tp, params) if acc.distributed == "all" else 0
+        if acc.name in ("total-used", "since-init") and ar:
+            ar += params.custom_ar_rank_data  # a torch tensor: counted where total - free is "used"
+        parts.append(
+            (
+                "- NCCL / custom all-reduce",
+                comms * nccl_comm_bytes(params) + ar,
+                f"{comms} NCCL communicator(s) x {nccl_comm_bytes(params) / GiB:.2f} GiB (fitted)"
+                + (f" + custom all-reduce buffers {ar / MiB:.0f} MiB (custom_all_reduce.py)" if ar else ""),
+            )
+        )
+    if acc.held_allreduce and tp > 1:
+        # 0.2.5: without TORCH_NCCL_AVOID_RECORD_STREAMS torch keeps each all-reduce input until its NCCL stream
+        # synchronizes: the embedding's and two per layer (attention and MLP outputs), tokens x hidden x 2 B
+        held = (2 * layers_per_stage(info, pp) + 1) * batched_tokens * info.hidden_size * 2
+        parts.append(("- all-reduce inputs held", held, "0.2.5: TORCH_NCCL_AVOID_RECORD_STREAMS set only from 0.2.6"))
+    return parts
 
 
 @dataclass(frozen=True)
@@ -212,6 +768,12 @@ class Budget:
     weights_source: str = "safetensors headers / TP"
     graphs: str = "off"  # "estimate" (subtracted), "eager" (--enforce-eager: none captured), "off" (not subtracted)
     measured: tuple[str, ...] = ()  # parts taken from vLLM's own log (calibration)
+    # the non-torch total part by part (row, bytes, source): see non_torch_parts()
+    non_torch_parts: tuple[tuple[str, int, str], ...] = ()
+    # the multimodal profile run, when the model has an encoder: its share of the activation peak
+    encoder: EncoderProfile | None = None
+    accounting: str = ""  # the name of the release range's accounting (ACCOUNTINGS)
+    kv_layout: str = "2 x layers (of the PP stage) x KV heads/TP x head_dim x dtype"
 
     def rows(self) -> list[tuple[str, str, str]]:
         def g(b: int) -> str:
@@ -234,12 +796,26 @@ class Budget:
                     "vLLM's 'activation peak' in the calibration log, scaled to these batch sizes",
                 ),
             ),
+        ]
+        if self.encoder is not None:
+            e = self.encoder
+            rows.append(
+                (
+                    "  of which the multimodal encoder run",
+                    g(max(e.peak, e.held)),
+                    f"{e.describe()}: vLLM's encoder profile (gpu_model_runner.py profile_run, MultiModalBudget)",
+                )
+            )
+        parts = self.non_torch_parts or (
             (
                 "- non-torch memory",
-                g(self.non_torch),
+                self.non_torch,
                 src("non_torch", "V0 'non_torch_memory' log lines", "vLLM's 'non_torch_memory' in the calibration log"),
             ),
-        ]
+        )
+        rows += [(name, g(value), source) for name, value, source in parts]
+        if self.accounting == "torch-peak":
+            rows.append(("- non-torch memory", g(0), "vLLM 0.2.0-0.2.4 counts torch's allocated peak only"))
         if self.graphs == "estimate":
             rows.append(
                 (
@@ -261,11 +837,7 @@ class Budget:
             kv_note += " (short: vLLM refuses to start)"
         rows += [
             ("= KV cache", g(self.kv_bytes), kv_note),
-            (
-                "KV bytes per token",
-                f"{self.kv_per_token / 1024:.1f} KiB",
-                "2 x layers (of the PP stage) x KV heads/TP x head_dim x dtype",
-            ),
+            ("KV bytes per token", f"{self.kv_per_token / 1024:.1f} KiB", self.kv_layout),
             ("KV capacity", f"{self.kv_tokens} tokens", f"{self.blocks} blocks of {self.block_size}"),
         ]
         return rows
@@ -290,11 +862,24 @@ def budget(
     batched = default_batched_tokens(p, gpu_bytes, length)
     seqs = default_max_num_seqs(p, gpu_bytes)
     act = activation_bytes(info, batched, seqs, tp, p)
-    non_torch = p.non_torch_bytes_tp if tp * pp > 1 else p.non_torch_bytes
+    enc = encoder_profile(info, p, batched, seqs, length, tp)
+    if enc is not None:
+        # the encoder runs first; its inputs and outputs stay alive through the text model's dummy run
+        act = max(act + enc.held, enc.peak)
+    parts = non_torch_parts(info, tp, pp, batched, p)
+    non_torch = sum(value for _, value, _ in parts)
     graphs_mode = "eager" if p.enforce_eager else ("estimate" if p.estimate_cudagraphs else "off")
     graphs = p.cudagraph_bytes if graphs_mode == "estimate" else 0
     kv = requested - weights - act - non_torch - graphs - p.extra_bytes
-    per_token = kv_bytes_per_token(info, kv_cache_dtype, tp=tp, pp=pp)
+    per_token = kv_bytes_per_token(info, kv_cache_dtype, tp=tp, pp=pp, params=p)
+    if info.is_mla:
+        layout = {
+            "heads": "full K and V heads of qk_nope + qk_rope (vLLM before MLA support, 0.7.1)",
+            "latent-aligned": "MLA latent of layers x (kv_lora_rank + rope) padded to 256 B (V0 cache_engine.py)",
+            "latent": "MLA latent: layers x (kv_lora_rank + qk_rope_head_dim) x dtype, the same on every rank",
+        }[mla_layout(info, p)]
+    else:
+        layout = "2 x layers (of the PP stage) x KV heads/TP x head_dim x dtype"
     blocks = max(0, kv // (per_token * p.block_size))
     split = " / TP" + (", per PP stage (its layers and one embedding)" if pp > 1 else "")
     if "weights" in p.measured:
@@ -322,6 +907,10 @@ def budget(
         weights_source=weights_source,
         graphs=graphs_mode,
         measured=p.measured,
+        non_torch_parts=tuple(parts),
+        encoder=enc,
+        accounting=accounting_of(p).name,
+        kv_layout=layout,
     )
 
 
@@ -375,7 +964,12 @@ def max_model_len_at(
 
     best = 0
     lo, hi = 1, cap
-    if p.engine == "v0" and cap > p.v0_chunked_prefill_above and p.max_num_batched_tokens is None:
+    if (
+        p.engine == "v0"
+        and cap > p.v0_chunked_prefill_above
+        and p.max_num_batched_tokens is None
+        and v0_chunks_long_context(p)
+    ):
         # two regimes: up to 32K (profile grows with the length) and above (fixed chunk)
         above = kv_tokens_at(
             info, gpu_bytes, util, tp, pp=pp, max_model_len=cap, kv_cache_dtype=kv_cache_dtype, params=p
@@ -571,7 +1165,12 @@ def first_fit(
             length = round_down(safe, u)
             fits = fits and length >= MIN_USEFUL_LEN
         batched = p.max_num_batched_tokens
-        if p.engine == "v0" and batched is not None and batched < length <= p.v0_chunked_prefill_above:
+        if (
+            p.engine == "v0"
+            and batched is not None
+            and batched < length
+            and (length <= p.v0_chunked_prefill_above or not v0_chunks_long_context(p))
+        ):
             # V0 without chunked prefill (its default up to 32K) refuses a max_model_len above
             # max_num_batched_tokens ("max_num_batched_tokens (X) is smaller than max_model_len (Y)")
             notes.append(
@@ -666,6 +1265,7 @@ class Reported:
     enforce_eager: bool | None = None  # None: as the plan has it
     max_num_seqs: int | None = None  # None: as the plan has it
     max_num_batched_tokens: int | None = None
+    vllm_version: str | None = None  # "vLLM API server version X" (None: as the plan has it)
     weights_bytes: int | None = None  # "model weights take X GiB" / "Model loading took X GiB"
     activation_bytes: int | None = None  # "PyTorch activation peak memory takes X GiB"
     non_torch_bytes: int | None = None  # "non_torch_memory takes X GiB"
@@ -685,7 +1285,13 @@ def reported_kv_bytes(info: ModelInfo, reported: Reported) -> int | None:
     Tokens (or blocks) are exact to a block and win; 0 tokens only says "none", so a (negative) GiB figure
     then says by how much the start fell short. A concurrency figure gives a range of tokens, narrowed by a
     GiB figure when there is one; the lowest whole block in it is taken."""
-    per = kv_bytes_per_token(info, reported.kv_cache_dtype, tp=reported.tp, pp=reported.pp)
+    per = kv_bytes_per_token(
+        info,
+        reported.kv_cache_dtype,
+        tp=reported.tp,
+        pp=reported.pp,
+        params=PlannerParams(engine=reported.engine or "v1", vllm_version=reported.vllm_version),
+    )
     bs = reported.block_size
     if reported.kv_tokens is not None and (reported.kv_tokens > 0 or reported.kv_cache_bytes is None):
         return reported.kv_tokens * per
@@ -728,6 +1334,7 @@ def calibrate(info: ModelInfo, reported: Reported, params: PlannerParams | None 
     ran = replace(
         p,
         engine=reported.engine or p.engine,
+        vllm_version=reported.vllm_version or p.vllm_version,
         block_size=reported.block_size,
         enforce_eager=p.enforce_eager if reported.enforce_eager is None else reported.enforce_eager,
         max_num_seqs=reported.max_num_seqs if reported.max_num_seqs is not None else p.max_num_seqs,
