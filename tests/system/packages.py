@@ -10,6 +10,8 @@ image already has.
 from __future__ import annotations
 
 import contextlib
+import datetime
+import email.utils
 import os
 import shutil
 import subprocess
@@ -44,6 +46,69 @@ def build(kind: str, out: Path) -> Path:
     pattern = "vllm-guard_*.deb" if kind == "deb" else "vllm-guard-*.rpm"
     found = sorted(out.glob(pattern))
     assert len(found) == 1, f"build-{kind} made {found}"
+    return found[0]
+
+
+def source_copy(dest: Path) -> Path:
+    """This checkout as packaging/build-deb copies it (what git tracks, and new files it does not ignore), in
+    ``dest``: a tree to change before building, the checkout staying as it is."""
+    listed = subprocess.run(
+        ["git", "-C", str(REPO), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        capture_output=True,
+        check=True,
+    ).stdout
+    for name in filter(None, listed.decode().split("\0")):
+        src = REPO / name
+        if src.is_file():  # a file deleted but not yet committed is listed and gone
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / name, follow_symlinks=False)
+    return dest
+
+
+def newer_version() -> str:
+    """The committed changelog's version with its Debian revision raised: 0.1.0-1 -> 0.1.0-2."""
+    version = subprocess.run(
+        ["dpkg-parsechangelog", "-l", str(PACKAGING / "debian/changelog"), "-S", "Version"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    upstream, _, revision = version.rpartition("-")
+    return f"{upstream}-{int(revision) + 1}" if upstream and revision.isdigit() else f"{version}+1"
+
+
+def build_newer(out: Path, version: str) -> Path:
+    """The .deb of ``version``, newer than the committed one: packaging/build-deb run on a copy of this tree
+    whose changelog has an entry for it on top and whose config.toml.example (a conffile) names it. The
+    committed changelog is not changed."""
+    tree = source_copy(Path(tempfile.mkdtemp(prefix="vg-newer-src-")))
+    try:
+        changelog = tree / "packaging/debian/changelog"
+        maintainer = subprocess.run(
+            ["dpkg-parsechangelog", "-l", str(changelog), "-S", "Maintainer"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        date = email.utils.format_datetime(datetime.datetime.now(datetime.UTC))
+        entry = f"vllm-guard ({version}) unstable; urgency=medium\n\n  * A newer build.\n\n -- {maintainer}  {date}\n\n"
+        changelog.write_text(entry + changelog.read_text(encoding="utf-8"), encoding="utf-8")
+        example = tree / "packaging/example-config.toml"
+        example.write_text(example.read_text(encoding="utf-8") + f"# vllm-guard {version}\n", encoding="utf-8")
+        env = dict(os.environ, LINTIAN="0")
+        proc = subprocess.run(
+            [str(tree / "packaging/build-deb"), str(out)],
+            capture_output=True,
+            text=True,
+            check=False,
+            env=env,
+            timeout=900,
+        )
+        assert proc.returncode == 0, f"build-deb of {version} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    finally:
+        shutil.rmtree(tree, ignore_errors=True)
+    found = sorted(out.glob(f"vllm-guard_{version}_*.deb"))
+    assert len(found) == 1, f"build-deb of {version} made {sorted(out.iterdir())}"
     return found[0]
 
 
