@@ -335,13 +335,14 @@ def test_nccl_constant_keeps_the_tp2_total() -> None:
     assert abs(total - p.non_torch_bytes_tp) <= 1
 
 
-def test_v1_0_11_leaves_the_init_communicators_outside_the_budget() -> None:
+def test_v1_0_11_leaves_the_custom_all_reduce_outside_the_budget() -> None:
     info = info_of(config("Qwen2.5-7B-Instruct"))
     p = PlannerParams(vllm_version="0.11.0")
     parts = dict((n, v) for n, v, _ in non_torch_parts(info, 2, 1, 8192, p))
-    # gpu_worker.py 0.11: init_worker_distributed_environment before MemorySnapshot(): only torch's NCCL group,
-    # made at its first collective in the profile run, is inside; no custom all-reduce buffers
-    assert parts["- NCCL / custom all-reduce"] == nccl_comm_bytes(p)
+    # gpu_worker.py 0.11: init_worker_distributed_environment before MemorySnapshot(): the custom all-reduce's
+    # cudaMalloc'ed buffers are outside; NCCL connects its channels at the first collectives (NCCL 2.22+), in
+    # the profile run, so both communicators' buffers stay inside
+    assert parts["- NCCL / custom all-reduce"] == 2 * nccl_comm_bytes(p)
     before = dict((n, v) for n, v, _ in non_torch_parts(info, 2, 1, 8192, replace(p, vllm_version="0.10.2")))
     assert before["- NCCL / custom all-reduce"] == 2 * nccl_comm_bytes(p) + 16 * MiB
 
@@ -747,3 +748,47 @@ def test_plan_vllm_version(cli: Callable[..., CliResult]) -> None:
 def test_plan_vllm_version_errors(cli: Callable[..., CliResult], argv: list[str], needle: str) -> None:
     r = cli("plan", "--model", MODELS / "Qwen2.5-7B-Instruct", "--gpu", "80GiB", *argv)
     assert r.code == 64 and needle in r.err
+
+
+def test_v0_text_run_holds_every_placeholder() -> None:
+    # vllm/worker/model_runner.py (0.8): one dummy sequence (8192 // (16384 + 16384) < 1) holding one largest
+    # image and one video of 1 frame (8192 - 16384 tokens leave room for none: 1 frame, padded to a pair):
+    # the sequence is not cut to 8192, so the text model runs all 32768 placeholders
+    info = info_of(QWEN25_VL_7B)
+    p = PlannerParams(engine="v0", vllm_version="0.8.5")
+    e = encoder_profile(info, p, 8192, 256, 8192, 1)
+    assert e is not None and (e.items, e.text_tokens) == (2, 32768)
+    b = budget(info, int(23.58 * GiB), 0.9, max_model_len=8192, params=p)
+    assert b.activation == max(activation_bytes(info, 32768, 256, 1, p) + e.held, e.peak)
+
+
+def test_v0_before_0_7_profiled_images_only() -> None:
+    # qwen2_vl.py 0.6.6 _get_dummy_mm_inputs: images only (the video's tokens still count in the cut)
+    e = encoder_profile(info_of(QWEN2_VL_7B), PlannerParams(engine="v0", vllm_version="0.6.6"), 8192, 256, 8192, 1)
+    assert e is not None and (e.modality, e.items, e.patches, e.text_tokens) == ("image", 1, 65536, 16384)
+
+
+def test_the_release_from_the_calibration_log() -> None:
+    from vllm_guard.core.calibrate import read_vllm_log
+
+    # tests/data/logs/none/vllm-cpu-startup.log: "Initializing a V1 LLM engine (v0.32.0) with config: ..."
+    reading = read_vllm_log((DATA / "logs/none/vllm-cpu-startup.log").read_text())
+    assert reading.vllm_version == "0.32.0"
+    assert reading.reported(gpu_bytes=GiB, util=0.9).vllm_version == "0.32.0"
+    line = "INFO 09-03 16:28:10 [api_server.py:1882] vLLM API server version 0.10.2.dev378+g4d7fe40fc.d20250829"
+    # (https://github.com/vllm-project/vllm/pull/24162, tests/data/logs/none/vllm-24162-v1-tp2-config.log)
+    text = line + "\nINFO 09-03 16:30:10 [kv_cache_utils.py:864] GPU KV cache size: 1,000 tokens\n"
+    assert read_vllm_log(text).vllm_version == "0.10.2.dev378+g4d7fe40fc.d20250829"
+
+
+def test_calibration_at_an_old_release_reproduces_its_figure() -> None:
+    from vllm_guard.core.planner import calibrate
+
+    info = info_of(LLAMA2_7B)
+    # the PR #2031 start (0.2.5, 7351 blocks of 16): calibrated at its release, the planner gives it back
+    r = Reported(
+        gpu_bytes=A100_80, util=0.9, engine="v0", vllm_version="0.2.5", max_model_len=4096, kv_tokens=7351 * 16
+    )
+    p = calibrate(info, r, PlannerParams(engine="v0"))
+    at_start = budget(info, A100_80, 0.9, max_model_len=4096, params=replace(p, vllm_version="0.2.5"))
+    assert at_start.kv_tokens == 7351 * 16

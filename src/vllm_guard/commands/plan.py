@@ -117,7 +117,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="the vLLM release to model: what it counts before the KV cache changed across releases (0.2.0-0.2.4 "
         "torch's peak only, 0.2.5-0.3.0 everything in use, later the increase since a baseline), as did its "
         "MLA layout and multimodal profile (default: the version the config's target python has installed, "
-        "else the current releases' rules)",
+        "else the one the --calibrate-from log names, else the current releases' rules)",
     )
     p.add_argument(
         "--limit-mm-per-prompt",
@@ -234,6 +234,9 @@ def run(args: argparse.Namespace) -> int:
     if target is not None and version_text is None:
         version_text = _target_vllm_version(target)
         version_source = "the target's python" if version_text is not None else ""
+    if version_text is None and reading is not None and reading.vllm_version is not None:
+        version_text = reading.vllm_version
+        version_source = "the calibration log"
     if target is not None:
         on_cpu = target.device == "cpu"
         model = model if model is not None else paths.under(target.model.lstrip("/"))
@@ -293,7 +296,12 @@ def run(args: argparse.Namespace) -> int:
             f"{', '.join(str(n) for n in range(1, 9) if info.num_layers % n == 0)}"
         )
     engine: Engine = "v1"
-    version = parse_vllm_version(version_text) if version_text is not None else None
+    version = None
+    if version_text is not None:
+        try:
+            version = parse_vllm_version(version_text)
+        except ValueError:  # what a python or a log said is not a release number: plan without it
+            version_text, version_source = None, ""
     if args.engine in ("v1", "v0"):
         engine = args.engine
     elif reading is not None and reading.engine is not None:

@@ -133,6 +133,8 @@ _NAMESPACE_KEYS = re.compile(
     r"max_num_seqs|max_num_batched_tokens|enforce_eager|kv_cache_dtype)=('[^']*'|[\w.]+)"
 )
 _START = re.compile(r"vLLM API server version|Initializing (?:a V[01] |an )LLM engine")
+# the release a start ran: "vLLM API server version 0.6.6", "Initializing a V1 LLM engine (v0.10.1.1) with config"
+_VERSION = re.compile(r"vLLM API server version:? v?(\d+\.\d+[\w.+-]*)|LLM engine \(v(\d+\.\d+[\w.+-]*)\)")
 _ENGINE_V1 = re.compile(
     r"Initializing a V1 LLM engine|\bEngineCore|\b(?:gpu_worker|kv_cache_utils|gpu_model_runner|core)\.py:\d+\]"
 )
@@ -304,6 +306,7 @@ class _Start:
     figures: list[Figure] = field(default_factory=list)
     first_line: int = 1
     engine: Engine | None = None
+    version: str | None = None
 
     def has_kv(self) -> bool:
         return any(f.kind in KV_KINDS for f in self.figures)
@@ -327,6 +330,7 @@ class LogReading:
     kv_line: int = 0
     kv_text: str = ""
     engine: Engine | None = None
+    vllm_version: str | None = None  # "vLLM API server version X" / "LLM engine (vX)": the release that ran
     device: str | None = None  # "cpu" for the CPU backend
     total_bytes: int | None = None
     util: float | None = None
@@ -374,6 +378,7 @@ class LogReading:
             max_model_len=self.max_model_len or max_model_len,
             kv_cache_dtype=self.kv_cache_dtype or kv_cache_dtype,
             engine=self.engine or engine,
+            vllm_version=self.vllm_version,
             block_size=self.block_size or block_size,
             enforce_eager=self.enforce_eager,
             max_num_seqs=self.max_num_seqs,
@@ -448,6 +453,9 @@ def _split_starts(lines: Iterable[str]) -> list[_Start]:
             current.engine = "v1"
         elif _ENGINE_V0.search(raw) and current.engine is None:
             current.engine = "v0"
+        version = _VERSION.search(message)
+        if version is not None and current.version is None:
+            current.version = version.group(1) or version.group(2)
         if _NO_MEMORY.search(message):
             current.figures.append(Figure("no_memory", True, no, key, message))
         for kind, value in _figures(message):
@@ -532,6 +540,7 @@ def read_vllm_log(text: str, *, block_size: int | None = None) -> LogReading:
         kv_line=chosen.line_no,
         kv_text=chosen.text,
         engine=s.engine,
+        vllm_version=s.version,
         device=device,
         total_bytes=setting("total"),
         util=setting("util"),

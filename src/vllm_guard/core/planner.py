@@ -175,7 +175,9 @@ class Accounting:
     source: str
     non_torch: bool  # memory outside torch's allocator that grew after the baseline (cuBLAS workspaces, ...)
     context: bool  # the CUDA context and other memory held before the baseline
-    distributed: Literal["all", "lazy", "none"]  # NCCL/custom all-reduce memory made when the workers join
+    # NCCL/custom all-reduce memory made when the workers join: "all" inside the budget, "lazy" only NCCL's
+    # buffers (connected at the first collectives, after the baseline), "none" not at all
+    distributed: Literal["all", "lazy", "none"]
     held_allreduce: bool = False  # all-reduce inputs torch's NCCL stream holds until it synchronizes
 
 
@@ -241,8 +243,8 @@ ACCOUNTINGS: dict[str, Accounting] = {
             "v1-snapshot-after-dist",
             "V1 0.11+",
             "vllm/v1/worker/gpu_worker.py init_device: init_worker_distributed_environment, then init_snapshot: the "
-            "communicators made at init (PyNccl, custom all-reduce) are outside the budget; torch's NCCL group, "
-            "made lazily at its first collective in the profile run, is inside",
+            "custom all-reduce buffers (cudaMalloc at init) are outside the budget; NCCL's channel buffers, "
+            "connected at the first collectives of the profile run (NCCL 2.22+ NCCL_RUNTIME_CONNECT=1), inside",
             non_torch=True,
             context=False,
             distributed="lazy",
@@ -588,6 +590,9 @@ class EncoderProfile:
     patches: int  # through the tower in the run
     peak: int  # bytes: the encoder run's own torch peak
     held: int  # bytes still held while the text dummy run runs (the dummy inputs and the encoder outputs)
+    # tokens of the text model's dummy run: V1 runs max_num_batched_tokens; V0's dummy sequences are never
+    # cut, so each holds all of its placeholders, however short max_num_batched_tokens / max_num_seqs is
+    text_tokens: int = 0
 
     def describe(self) -> str:
         return (
@@ -609,7 +614,8 @@ def encoder_profile(
     The encoder runs on all of them at once; its outputs stay in the encoder cache, and the dummy inputs
     alive, while the text model's dummy run follows.
     V0 (vllm/worker/model_runner.py _dummy_run): max_num_seqs is cut to max_num_batched_tokens // (the sum of
-    limit x T), at least 1; each dummy sequence carries ``limit`` items of each modality.
+    limit x T), at least 1; each dummy sequence carries ``limit`` items of each modality, sized for its
+    length, and is not cut to it: the text model then runs all their placeholders.
 
     The tower's peak per patch reuses the text model's fitted copies (2 x width + 3 x MLP width when gated,
     2 x MLP width for fc1/GELU/fc2), its MLP split by TP as vLLM shards the tower; the pixel values arrive in
@@ -637,16 +643,24 @@ def encoder_profile(
             items = max(1, min(budget // tokens, max_num_seqs * per_prompt))
         total_patches = items * item.patches
         out_tokens = items * item.embeds
+        text_tokens = batched_tokens
     else:
         mm_tokens = sum(_limit(params, m) * it.tokens for m, it in per_item.items())
         seqs = max(1, min(max_num_seqs, batched_tokens // max(1, mm_tokens)))
-        modality = max(per_item, key=lambda m: per_item[m].tokens)
-        item = per_item[modality]
+        seq_len = batched_tokens // seqs
+        # each dummy sequence's items are sized for its own length (the video's frames); before 0.7 the
+        # Qwen2-VL dummy held images only (qwen2_vl.py _get_dummy_mm_inputs), though videos counted in the cut
+        dummy = mm_max_tokens_per_item(info, params, seq_len)
+        if v is not None and v < (0, 7, 0):
+            dummy = {m: it for m, it in dummy.items() if m != "video"} or dummy
+        modality = max(dummy, key=lambda m: dummy[m].tokens)
+        item = dummy[modality]
         tokens = item.tokens
         budget = mm_tokens
-        items = seqs * sum(_limit(params, m) for m in per_item)
-        total_patches = seqs * sum(_limit(params, m) * it.patches for m, it in per_item.items())
-        out_tokens = seqs * sum(_limit(params, m) * it.embeds for m, it in per_item.items())
+        items = seqs * sum(_limit(params, m) for m in dummy)
+        total_patches = seqs * sum(_limit(params, m) * it.patches for m, it in dummy.items())
+        out_tokens = seqs * sum(_limit(params, m) * it.embeds for m, it in dummy.items())
+        text_tokens = seqs * max(seq_len, sum(_limit(params, m) * it.tokens for m, it in dummy.items()))
     dt = 2
     if modality == "audio" and info.audio is not None:
         a = info.audio
@@ -667,7 +681,7 @@ def encoder_profile(
     scale = params.activation_scale
     peak = int(scale * (pixels_fp32 + max(cast, layer) + outputs))
     held = int(scale * (pixels_fp32 + outputs))
-    return EncoderProfile(modality, tokens, items, budget, total_patches, peak, held)
+    return EncoderProfile(modality, tokens, items, budget, total_patches, peak, held, text_tokens)
 
 
 # --- non-torch memory --------------------------------------------------------------------------------------
@@ -686,13 +700,14 @@ def custom_all_reduce_bytes(tp: int, params: PlannerParams) -> int:
 def nccl_communicators(tp: int, pp: int, params: PlannerParams, acc: Accounting) -> int:
     """NCCL communicators of one rank inside the budget: per group with more than one rank (TP, PP), torch's
     NCCL process group and vLLM's own (cupy 0.3.1-0.3.3, PyNccl from 0.4); before 0.3.1 torch's only.
-    V1 0.11+ makes its own before the baseline: only torch's, made at its first collective, is inside."""
+    V1 0.11+ takes its baseline after making them, but NCCL (2.22+, NCCL_RUNTIME_CONNECT=1 by default)
+    allocates their channel buffers at the first collectives, in the profile run: they still count (the
+    published V1 0.11 starts of Qwen3-32B at TP 1 and TP 2 differ by about that much)."""
     groups = (tp > 1) + (pp > 1)
     if groups == 0 or acc.distributed == "none":
         return 0
     v = version_of(params)
-    per_group = 1 if acc.distributed == "lazy" or (v is not None and v < (0, 3, 1)) else 2
-    return groups * per_group
+    return groups * (1 if v is not None and v < (0, 3, 1) else 2)
 
 
 def nccl_comm_bytes(params: PlannerParams) -> int:
@@ -865,6 +880,8 @@ def budget(
     enc = encoder_profile(info, p, batched, seqs, length, tp)
     if enc is not None:
         # the encoder runs first; its inputs and outputs stay alive through the text model's dummy run
+        if enc.text_tokens > batched:
+            act = activation_bytes(info, enc.text_tokens, seqs, tp, p)
         act = max(act + enc.held, enc.peak)
     parts = non_torch_parts(info, tp, pp, batched, p)
     non_torch = sum(value for _, value, _ in parts)
