@@ -103,3 +103,14 @@ def test_rpm_scripts_are_valid_shell(built_rpm: Path) -> None:
     ):
         proc = subprocess.run(["sh", "-n"], input=body, capture_output=True, text=True, check=False)
         assert proc.returncode == 0, f"{name}: {proc.stderr}"
+
+
+def test_rpmlint_finds_nothing_beyond_the_written_reasons(built_rpm: Path) -> None:
+    # packaging/rpm/rpmlint.toml filters each finding that is so on purpose (packaging/README.md says why)
+    if shutil.which("rpmlint") is None:
+        pytest.fail("rpmlint is not installed: run ./scripts/setup (Debian's rpmlint)")
+    done = subprocess.run(
+        ["rpmlint", "-c", str(REPO / "packaging/rpm/rpmlint.toml"), str(built_rpm)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 errors, 0 warnings" in done.stdout, done.stdout
