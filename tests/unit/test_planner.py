@@ -150,10 +150,14 @@ def test_tp_gives_each_gpu_less_weight_and_more_kv() -> None:
 def test_activation_grows_with_max_num_batched_tokens() -> None:
     info = model("Qwen2.5-7B-Instruct")
     p = PlannerParams()
-    small = activation_bytes(info, 2048, 256, 1, p)
+    small = activation_bytes(info, 8192, 256, 1, p)
     big = activation_bytes(info, 16384, 256, 1, p)
-    # each profiled token costs (2 x hidden + 3 x intermediate) x 2 bytes: 128,000 B for Qwen2.5-7B
-    assert big - small == pytest.approx((16384 - 2048) * 2 * (2 * 3584 + 3 * 18944), rel=1e-6)
+    # each profiled token costs (2 x hidden + 3 x intermediate) x 2 bytes: 128,000 B for Qwen2.5-7B; from 8192
+    # tokens on the forward pass outweighs V1's dummy sampler run of 256 rows, (8192 + 512) x 3584 x 2 +
+    # 256 x 152064 x 14 = 607,387,648 B against 1,048,576,000
+    assert big - small == pytest.approx((16384 - 8192) * 2 * (2 * 3584 + 3 * 18944), rel=1e-6)
+    # at 2048 tokens the sampler run is the peak, and more tokens only add their hidden states to it
+    assert activation_bytes(info, 2048, 256, 1, p) == (2048 + 512) * 3584 * 2 + 256 * 152064 * 14
     at8k = kv_tokens_at(info, 24 * GiB, 0.9, params=replace(p, max_num_batched_tokens=8192))
     at2k = kv_tokens_at(info, 24 * GiB, 0.9, params=replace(p, max_num_batched_tokens=2048))
     assert at8k < at2k

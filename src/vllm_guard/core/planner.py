@@ -18,6 +18,10 @@ Known traps, each a named parameter below with where its value comes from:
   through the model, so it grows with that flag. V0 switched chunked prefill on by default above a
   32K max_model_len, which drops the profiled batch to a small chunk, so a longer max_model_len can
   leave *more* KV room than a shorter one.
+* V1's profile run samples one row per dummy request after the forward pass (``sampler_path``): the logits of up
+  to max_num_seqs rows of the whole vocabulary, which with PyTorch's sort (0.8-0.16) hold 38 bytes per logit, 4.6
+  GiB at 1024 rows of 128K tokens, more than the forward pass of most dense models; the fused paths of later
+  releases hold 14. The peak is the larger of the two phases, not their sum.
 * Under tensor parallelism each worker profiles its own GPU and vLLM takes the minimum: the
   smallest GPU decides.
 * MLA models (DeepSeek-V2 style) store one latent vector per token and layer, not split by TP; V0 in
@@ -84,9 +88,15 @@ class PlannerParams:
     # start-up logs in bench/RESULTS-planner.md (leave-one-out: 10 of 12 GPU cases within 10%).
     act_hidden_copies: float = 2.0
     act_intermediate_copies: float = 3.0
-    # The dummy sampler run holds float32 logits for max_num_seqs rows of the vocabulary, plus the
-    # sorted/softmaxed copy top-p/top-k make (vllm/v1/sample/sampler.py): 2 copies of seqs x vocab x 4 B.
+    # V0 only (V1's sampler term is worked out from vLLM's source per release: sampler_path()). The profile run
+    # adds 2 float32 copies of seqs x vocab x 4 B to the forward peak: the value the V0 cases were fitted with by
+    # the first version of the accuracy bench.
     sampler_logit_copies: float = 2.0
+    # V1: the dummy sampler on FlashInfer's top-k/top-p (flashinfer.sampling.top_k_top_p_sampling_from_logits)
+    # rather than PyTorch's. None: what the release does as pip installs it (sampler_path); True or False: set
+    # by VLLM_USE_FLASHINFER_SAMPLER=1/0 (0.11.1+), or FlashInfer installed or not (0.8.0-0.11.0, where vLLM uses
+    # it whenever it imports, as in the vllm/vllm-openai images; the wheel does not depend on it).
+    flashinfer_sampler: bool | None = None
     # Non-torch memory that grows during the profile run on one GPU (cuBLAS/cuDNN workspaces, the attention
     # backend's buffers): V0 0.6.4+ logs print 0.1-0.6 GiB; the value fits the published logs in
     # bench/RESULTS-planner.md.
@@ -139,12 +149,15 @@ class PlannerParams:
 # Where each parameter comes from, for the plan's table and `plan --json`.
 PARAM_SOURCES: dict[str, str] = {
     "block_size": "vLLM CacheConfig default block_size=16 on CUDA",
-    "max_num_batched_tokens": "vLLM EngineArgs defaults (V1: 8192 on GPUs >= 70 GiB, else 2048; "
+    "max_num_batched_tokens": "vLLM EngineArgs defaults (V1: 8192 on GPUs >= 70 GiB, 16384 >= 160 GiB (0.28+), "
+    "else 2048; "
     "V0: max(max_model_len, 2048), or 2048 with chunked prefill)",
     "max_num_seqs": "vLLM EngineArgs defaults (V1: 1024 on GPUs >= 70 GiB, else 256; V0: 256)",
     "activation": "profile run of max_num_batched_tokens tokens: (2 x hidden + 3 x intermediate/TP) "
     "x 2 bytes per token, fitted to published start-up logs (bench/RESULTS-planner.md)",
-    "sampler": "dummy sampler run: 2 x max_num_seqs x vocab x 4 bytes (float32 logits and their sorted copy)",
+    "sampler": "V1 dummy sampler run (gpu_model_runner.py _dummy_sampler_run): min(max_num_seqs, batched tokens) "
+    "rows x vocab x the bytes its top-k/top-p path holds at once (sampler_path: 38 with PyTorch's sort, 50 below 128 "
+    "rows, 14 fused), after the forward pass, not on top of it; V0: 2 x seqs x vocab x 4 bytes on top",
     "non_torch": "V0 0.6.4+ 'non_torch_memory takes X GiB' lines: ~0.35 GiB on one GPU, ~0.9 GiB under TP",
     "cudagraphs": "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS (recent V1): ~0.6 GiB, "
     "vLLM's 'Graph capturing ... took X GiB'",
@@ -285,8 +298,14 @@ def default_batched_tokens(params: PlannerParams, gpu_bytes: int, max_model_len:
         if max_model_len > params.v0_chunked_prefill_above and v0_chunks_long_context(params):
             return params.v0_chunked_batched_tokens
         return max(max_model_len, params.v0_min_batched_tokens)
-    # vllm/engine/arg_utils.py EngineArgs._set_default_args (V1, OpenAI server): 8192 on GPUs with
-    # at least 70 GiB, 2048 on smaller ones.
+    # vllm/engine/arg_utils.py EngineArgs._set_default_args (get_batch_defaults from 0.12; V1, OpenAI server):
+    # 8192 on GPUs with at least 70 GiB, 2048 on smaller ones; 16384 from 160 GiB (B200 class) from 0.28. From
+    # 0.9.2 (not 0.8.5) an A100 (80 GB) keeps the small defaults ("a100" not in device_name), which the GPU's
+    # size cannot tell: the larger batch is planned, the smaller KV cache.
+    if gpu_bytes >= 160 * GiB:
+        v = version_of(params)
+        if v is None or v >= (0, 28, 0):
+            return 16384
     return 8192 if gpu_bytes >= 70 * GiB else 2048
 
 
@@ -295,7 +314,8 @@ def default_max_num_seqs(params: PlannerParams, gpu_bytes: int) -> int:
         return params.max_num_seqs
     if params.engine == "v0":
         return 256  # SchedulerConfig.max_num_seqs default in V0
-    return 1024 if gpu_bytes >= 70 * GiB else 256  # EngineArgs._set_default_args (V1)
+    # EngineArgs._set_default_args / get_batch_defaults (V1): 1024 from 70 GiB (from 0.9.2 not on an A100), else 256
+    return 1024 if gpu_bytes >= 70 * GiB else 256
 
 
 def kv_dtype_bytes(info: ModelInfo, kv_cache_dtype: str) -> int:
@@ -429,12 +449,112 @@ def moe_workspace_bytes(info: ModelInfo, batched_tokens: int, tp: int, params: P
     return 2 * m * info.experts_per_token * per
 
 
+# --- V1's dummy sampler run ----------------------------------------------------------------------------------
+#
+# Read in the source of vLLM 0.8.5, 0.9.2, 0.10.1, 0.10.2, 0.11.0-0.11.2, 0.12.0, 0.16.0-0.18.0, 0.20.0, 0.21.0,
+# 0.23.0, 0.26.0-0.31.0 and 0.33.0. The release boundaries below are exact (the release before was read too)
+# but for Model Runner V2's defaults, given as the first release read that has them.
+# vllm/v1/worker/gpu_model_runner.py profile_run (0.8.0 on): _dummy_run(max_num_batched_tokens) splits the tokens over
+# min(tokens, max_num_seqs) dummy requests and returns the hidden states with one row per request (the last token
+# of each); the forward pass's own tensors are freed by then. _dummy_sampler_run then computes the logits of those
+# rows only (compute_logits: the 16-bit model dtype; under TP all-gathered, so every rank holds the whole vocabulary)
+# and samples them with temperature 0.5, top_p 0.9 and top_k = vocab - 1: no penalties (no_penalties=True), no
+# logprobs, no min_p, no logits processors. The profile's hidden states stay alive meanwhile (profile_run deletes
+# them after the sampler). So the torch peak is the larger of the forward pass and the sampler, not their sum.
+#
+# What the sampler holds at its peak, in bytes per (row x vocabulary element), path by path. Every path holds the
+# 16-bit logits (2, _dummy_sampler_run's variable) and Sampler.forward's float32 copy (logits.to(torch.float32), 4).
+#
+# PyTorch's sort (vllm/v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p, forward_native; 0.8.0-0.16, and for
+# fewer than 8 rows up to 0.29): logits.sort(dim=-1) makes the sorted values (4) and int64 indices (8). Inside it
+# (PyTorch aten/src/ATen/native/cuda/SortStable.cu): from 128 rows, segmented_sort_pairs allocates an int64 iota of
+# the indices (8) and CUB's DeviceSegmentedRadixSort::SortPairs takes temporary storage holding the alternate key
+# and value buffers (4 + 8); a single row (segmented_sort_large_segments) holds the same per element. 2 + 4 + 4 + 8
+# + 8 + 12 = 38. From 2 to 127 rows segmented_sort_pairs_by_full_sort holds two int2 index/segment arrays (8 + 8),
+# a key output (4) and CUB's alternate buffers of float keys and int2 values (4 + 8): 2 + 4 + 4 + 8 + 16 + 4 + 12
+# = 50. After the sort (masks, softmax, cumsum in place, scatter: 28) and in random_sample (18) it holds less.
+SAMPLER_SORT_BYTES = 38
+SAMPLER_SORT_FEW_ROWS_BYTES = 50
+# Fused: FlashInfer's top_k_top_p_sampling_from_logits (top_k_mask_logits' masked copy, 4, then its softmax, 4;
+# FlashInfer 0.3.1, 0.6.8 and 0.7.2 alike, as vLLM passes top_k as a tensor) or vLLM's Triton
+# top-k/top-p (0.17+: masks the float32 logits in place; forward_native's softmax, 4, and random_sample's exponential
+# noise, 4): 2 + 4 + 4 + 4 = 14. Model Runner V2 (vllm/v1/worker/gpu: the default for some dense models in 0.23,
+# for all in 0.29) samples its warm-up pass the same way in 0.33: a float32 copy, FlashInfer's masked copy and its
+# softmax (rows under 8 included, which the V1 runner's forward_native warm-up sorts up to 0.29).
+# Not counted: the Triton path's per-SM buffer (SMs x vocab x 4 B, under 0.1 GiB), which the planner cannot size.
+SAMPLER_FUSED_BYTES = 14
+
+
+@dataclass(frozen=True)
+class SamplerPath:
+    """The top-k/top-p path V1's dummy sampler run takes, and the bytes it holds per (row x vocabulary element)."""
+
+    name: str
+    bytes_per_logit: int
+    releases: str
+
+
+def _sort_path(rows: int, releases: str) -> SamplerPath:
+    few = 2 <= rows < 128
+    name = "PyTorch sort" + (" (2-127 rows: segmented_sort_pairs_by_full_sort)" if few else "")
+    return SamplerPath(name, SAMPLER_SORT_FEW_ROWS_BYTES if few else SAMPLER_SORT_BYTES, releases)
+
+
+def sampler_path(params: PlannerParams, rows: int) -> SamplerPath:
+    """The path of V1's dummy sampler run with ``rows`` rows, by release (``vllm_version``) and FlashInfer.
+
+    0.8.0-0.11.0: FlashInfer whenever it imports (TopKTopPSampler: VLLM_USE_FLASHINFER_SAMPLER unset means on), else
+    PyTorch's sort; the wheel does not depend on FlashInfer, so the sort is taken unless ``flashinfer_sampler``.
+    0.11.1-0.16: PyTorch's sort; FlashInfer only with VLLM_USE_FLASHINFER_SAMPLER=1.
+    0.17-0.20: Triton top-k/top-p from 8 rows (apply_top_k_top_p), PyTorch's sort below; FlashInfer when asked.
+    0.21-0.29: FlashInfer on by default, and _dummy_sampler_run samples a second time with a seeded generator to warm
+    forward_native up: Triton from 8 rows, PyTorch's sort below, so the sort decides for fewer than 8 rows.
+    0.30+: Triton for any number of rows; FlashInfer on by default: fused either way.
+    Release not known: the current releases' path (as ``vllm_version`` None means everywhere), fused: 0.8.0-0.16
+    hold 2.7 times as much, so a plan for one of them should name its release."""
+    v = version_of(params)
+    flashinfer = params.flashinfer_sampler
+    if v is None or v >= (0, 30, 0):
+        releases = "0.30+" if v is not None else "release not known: the current releases' path"
+        return SamplerPath("fused (FlashInfer or Triton top-k/top-p)", SAMPLER_FUSED_BYTES, releases)
+    if v >= (0, 21, 0):
+        if rows < 8:
+            return _sort_path(rows, "0.21-0.29, under 8 rows (the forward_native warm-up)")
+        return SamplerPath("fused (FlashInfer, then Triton)", SAMPLER_FUSED_BYTES, "0.21-0.29")
+    if v >= (0, 17, 0):
+        if flashinfer:
+            return SamplerPath("FlashInfer (VLLM_USE_FLASHINFER_SAMPLER=1)", SAMPLER_FUSED_BYTES, "0.17-0.20")
+        if rows < 8:
+            return _sort_path(rows, "0.17-0.20, under 8 rows")
+        return SamplerPath("Triton top-k/top-p", SAMPLER_FUSED_BYTES, "0.17-0.20")
+    releases = "0.8.0-0.11.0" if v < (0, 11, 1) else "0.11.1-0.16"
+    if flashinfer:
+        return SamplerPath("FlashInfer", SAMPLER_FUSED_BYTES, releases)
+    return _sort_path(rows, releases)
+
+
+def sampler_rows(max_num_seqs: int, batched_tokens: int) -> int:
+    """Rows of the dummy sampler run: one per dummy request, min(tokens, max_num_seqs) (gpu_model_runner.py
+    _dummy_run)."""
+    return max(1, min(max_num_seqs, batched_tokens))
+
+
+def sampler_bytes(info: ModelInfo, max_num_seqs: int, batched_tokens: int, params: PlannerParams) -> int:
+    """V1: the dummy sampler run's own peak, rows x vocab x the path's bytes (``sampler_path``)."""
+    rows = sampler_rows(max_num_seqs, batched_tokens)
+    return rows * info.vocab_size * sampler_path(params, rows).bytes_per_logit
+
+
 def activation_bytes(info: ModelInfo, batched_tokens: int, max_num_seqs: int, tp: int, params: PlannerParams) -> int:
     """The torch activation peak of vLLM's text profile run on one GPU (the encoder run: ``encoder_profile``).
 
-    Dense: tokens x (2 x hidden + 3 x intermediate/TP) x 2 bytes (the fitted copies). MoE: the same for the
-    hidden stream and the shared expert, plus the fused-MoE workspace (``moe_workspace_bytes``), whose
-    per-token width is vLLM's own. And the sampler's float32 logits."""
+    Forward pass: tokens x (2 x hidden + 3 x intermediate/TP) x 2 bytes (the fitted copies); MoE: the same for the
+    hidden stream and the shared expert, plus the fused-MoE workspace (``moe_workspace_bytes``), whose per-token
+    width is vLLM's own.
+    V1: the larger of the forward pass and the dummy sampler run that follows it (``sampler_bytes``), during which
+    the profile's hidden states (tokens x hidden), the sampled rows and their random stand-in (2 x rows x hidden;
+    0.8.5 has no torch.rand_like copy, 0.9.2 on has) stay alive. V0: the forward pass plus
+    ``sampler_logit_copies`` float32 copies of the logits."""
     dt = 2  # activations run in 16-bit even for quantized weights
     if info.is_moe:
         inter = float(info.shared_expert_intermediate_size)
@@ -443,8 +563,14 @@ def activation_bytes(info: ModelInfo, batched_tokens: int, max_num_seqs: int, tp
         inter = float(info.intermediate_size)
         workspace = 0
     per_token = dt * (params.act_hidden_copies * info.hidden_size + params.act_intermediate_copies * inter / max(1, tp))
-    sampler = params.sampler_logit_copies * min(max_num_seqs, batched_tokens) * info.vocab_size * 4
-    return int(params.activation_scale * (batched_tokens * per_token + workspace + sampler))
+    forward = batched_tokens * per_token + workspace
+    rows = sampler_rows(max_num_seqs, batched_tokens)
+    if params.engine == "v1":
+        held = (batched_tokens + 2 * rows) * info.hidden_size * dt
+        peak = max(forward, held + sampler_bytes(info, max_num_seqs, batched_tokens, params))
+    else:
+        peak = forward + params.sampler_logit_copies * rows * info.vocab_size * 4
+    return int(params.activation_scale * peak)
 
 
 # --- multimodal encoders ---------------------------------------------------------------------------------
@@ -783,6 +909,8 @@ class Budget:
     weights_source: str = "safetensors headers / TP"
     graphs: str = "off"  # "estimate" (subtracted), "eager" (--enforce-eager: none captured), "off" (not subtracted)
     measured: tuple[str, ...] = ()  # parts taken from vLLM's own log (calibration)
+    # V1: the dummy sampler run's rows, bytes per logit and path ("" under V0): see sampler_path()
+    sampler: str = ""
     # the non-torch total part by part (row, bytes, source): see non_torch_parts()
     non_torch_parts: tuple[tuple[str, int, str], ...] = ()
     # the multimodal profile run, when the model has an encoder: its share of the activation peak
@@ -807,7 +935,13 @@ class Budget:
                 g(self.activation),
                 src(
                     "activation",
-                    "profile run of max_num_batched_tokens: tokens x (2 hidden + 3 intermediate/TP) x 2 B + sampler",
+                    (
+                        "the larger of the forward pass, tokens x (2 hidden + 3 intermediate/TP) x 2 B, and the "
+                        f"dummy sampler run, {self.sampler}"
+                        if self.sampler
+                        else "profile run of max_num_batched_tokens: tokens x (2 hidden + 3 intermediate/TP) x 2 B "
+                        "+ sampler (2 float32 copies of seqs x vocab)"
+                    ),
                     "vLLM's 'activation peak' in the calibration log, scaled to these batch sizes",
                 ),
             ),
@@ -905,6 +1039,11 @@ def budget(
         weights_source = "safetensors headers (exact tensor bytes)" + split
     else:
         weights_source = "estimate from config.json (parameters x dtype)" + split
+    sampler = ""
+    if p.engine == "v1":
+        rows = sampler_rows(seqs, enc.text_tokens if enc is not None and enc.text_tokens > batched else batched)
+        path = sampler_path(p, rows)
+        sampler = f"{rows} rows x vocab x {path.bytes_per_logit} B ({path.name}; {path.releases})"
     return Budget(
         gpu_bytes=gpu_bytes,
         util=util,
@@ -928,6 +1067,7 @@ def budget(
         encoder=enc,
         accounting=accounting_of(p).name,
         kv_layout=layout,
+        sampler=sampler,
     )
 
 
@@ -1329,8 +1469,12 @@ def calibrate(info: ModelInfo, reported: Reported, params: PlannerParams | None 
 
     Each measured part replaces its estimate; whatever remains between the prediction and the reported
     KV cache becomes ``extra_bytes``. The prediction is made at the start's own settings (engine, block
-    size, batch sizes, eager mode); the parameters returned keep the plan's."""
+    size, batch sizes, eager mode); the parameters returned keep the plan's, and take the start's vLLM release
+    when the plan names none (as ``plan`` does): the terms that differ between releases (the dummy sampler's path)
+    must be the same in the correction and in the plan."""
     p = params or PlannerParams()
+    if p.vllm_version is None and reported.vllm_version is not None:
+        p = replace(p, vllm_version=reported.vllm_version)
     measured = list(p.measured)
     if reported.cudagraph_bytes is not None:
         # that vLLM subtracts its CUDA graph estimate from the KV budget: so will the same vLLM for the plan
