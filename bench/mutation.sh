@@ -115,7 +115,26 @@ start=$(date +%s)
 # PYTHONPATH: tests that start `python -m vllm_guard` in a subprocess import the mutated copy too. The folder
 # must exist before mutmut starts: Python caches a missing PYTHONPATH entry as "nothing to import here".
 mkdir -p "$WORK/mutants/src"
-(cd "$WORK" && PATH="$VENV/bin:$PATH" PYTHONPATH="$WORK/mutants/src" "$VENV/bin/mutmut" run --max-children "$CHILDREN" >"$WORK/mutmut-run.log" 2>&1) || {
+# mutmut collects its stats by running the tests in its own process: a test that leaves a thread running (a
+# probe still polling) would keep that process from ever exiting. Its results are on disk by then, so it is
+# ended with os._exit once the run returns.
+RUN_MUTMUT='
+import os, sys, traceback
+from mutmut.__main__ import cli
+rc = 0
+try:
+    cli.main(args=sys.argv[1:], prog_name="mutmut", standalone_mode=False)
+except SystemExit as e:
+    rc = e.code if isinstance(e.code, int) else int(e.code is not None)
+except BaseException:
+    traceback.print_exc()
+    rc = 1
+sys.stdout.flush()
+sys.stderr.flush()
+os._exit(rc)
+'
+(cd "$WORK" && PATH="$VENV/bin:$PATH" PYTHONPATH="$WORK/mutants/src" "$VENV/bin/python" -c "$RUN_MUTMUT" \
+  run --max-children "$CHILDREN" >"$WORK/mutmut-run.log" 2>&1) || {
   echo "mutmut run failed: see $WORK/mutmut-run.log" >&2
   tail -30 "$WORK/mutmut-run.log" >&2
   exit 1
