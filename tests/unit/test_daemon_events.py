@@ -326,3 +326,14 @@ def test_a_unit_moved_while_on_the_base_flags_keeps_them_and_says_nothing(root: 
     assert ts.flags_where == "NVIDIA A100-SXM4-80GB 81920MiB|0.11.0"  # the flags now belong to the new place
     assert ts.current == base_current(d2.targets[0])
     assert events[n:] == [] and env.read_text() == text and env.stat().st_mtime_ns == mtime
+
+
+def test_a_state_without_a_log_of_the_env_file_dates_its_flags_from_the_files_last_write(root: Path) -> None:
+    d = _guard(root, [])
+    _end(d, attempt(KV_LINES))
+    d.state.targets["vllm-qwen"].env_log = []  # a state file written before the guard kept that log
+    d.save()
+    env = root / "var/lib/vllm-guard/vllm-qwen.env"
+    ts = _guard(root, []).state.targets["vllm-qwen"]
+    assert [(e.at, e.model) for e in ts.env_log] == [(env.stat().st_mtime, "/models/tiny")]
+    assert "--max-model-len=960" in ts.env_log[0].flags  # what the file holds: the lowered flags
