@@ -209,12 +209,6 @@ def test_one_entry_that_fails_to_be_handled_does_not_stop_the_batch(
     assert INV1 in d.held  # the entries after the bad one were still handled
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="take_journal keeps a batch's lines before on_started clears the lines of the previous start: a start "
-    "and its first lines read in one batch (the backlog read before READY=1) lose those lines",
-)
 def test_the_lines_of_a_start_read_in_the_same_batch_as_the_start_are_kept_as_its_evidence(root: Path) -> None:
     d = World().guard(root)
     feed = Feed()
@@ -223,6 +217,16 @@ def test_the_lines_of_a_start_read_in_the_same_batch_as_the_start_are_kept_as_it
     d.follower = Script([list(feed.out)])
     d.take_journal()
     assert list(d.live["vllm-qwen"].lines) == ["the first line of the start"]
+    # the next start, with the last line of the first one before it in the same batch: only its own lines
+    feed.out.clear()
+    feed.line("the last line of the first start", INV1)
+    feed.exited(INV1)
+    feed.failed(INV1)
+    feed.started(INV2)
+    feed.line("the first line of the second start", INV2)
+    d.follower = Script([list(feed.out)])
+    d.take_journal()
+    assert list(d.live["vllm-qwen"].lines) == ["the first line of the second start"]
 
 
 class Endless:

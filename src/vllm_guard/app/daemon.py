@@ -603,16 +603,20 @@ class Daemon(ProbeSupervisor):
         """Read one bounded batch of journal entries and act on what they report; how many there were."""
         self.follower.wait(0)
         entries = self.follower.read(MAX_ENTRIES_PER_TURN)
-        for entry in entries:
-            if entry.source == "unit":
-                target = self.target_of(entry.unit)
-                if target is not None:
-                    self.live[target.unit].lines.append(entry.message)
         for ev in self.tracker.feed_all(entries) if entries else ():
             try:
                 self.on_event(ev)
             except Exception as err:  # one bad entry never kills the loop
                 print(f"vllm-guard: error handling {type(ev).__name__}: {err!r}", file=sys.stderr)
+        # after the events: a start in this batch cleared its unit's lines (on_started), and the lines of the
+        # batch that belong to it must outlive that; lines of an earlier start of the unit are not its evidence
+        for entry in entries:
+            if entry.source == "unit":
+                target = self.target_of(entry.unit)
+                if target is not None:
+                    live = self.live[target.unit]
+                    if entry.invocation_id is None or live.invocation in (None, entry.invocation_id):
+                        live.lines.append(entry.message)
         return len(entries)
 
     def catch_up(self, limit_s: float = CATCH_UP_S) -> None:
