@@ -26,6 +26,28 @@ PACKAGING = REPO / "packaging"
 INSIDE_PKG_DIR = "/run/vllm-guard-pkg"  # where the built packages and test files are bound, read-only
 
 
+def emulator_target_toml(unit: str, port: int, restart_sec: int) -> str:
+    """A ``[[target]]`` running the emulator bound at INSIDE_PKG_DIR, whose KV cache is too small for 32768 tokens
+    at 0.7 of an emulated 24 GiB GPU: the emulator prints vLLM's "the estimated maximum model length is 30240", and
+    the guard lowers max_model_len 5 % below it (28720)."""
+    return f"""
+[[target]]
+unit = "{unit}"
+model = "{INSIDE_PKG_DIR}/models/qwen"
+port = {port}
+command = ["/usr/bin/python3", "{INSIDE_PKG_DIR}/vllm_emulator.py"]
+environment = {{ VLLM_GUARD_FAKE_GPUS = "{INSIDE_PKG_DIR}/gpus.json", PYTHONUNBUFFERED = "1" }}
+startup_timeout_s = 60
+
+[target.flags]
+gpu_memory_utilization = 0.7
+max_model_len = 32768
+
+[target.restart]
+restart_sec = {restart_sec}
+"""
+
+
 def build_deps_missing() -> str | None:
     """Install what building the packages needs (packaging/build-deps); a reason to skip if that fails."""
     if shutil.which("apt-get") is None:

@@ -31,6 +31,7 @@ from tests.system.packages import (
     RELEASES,
     REPO,
     build_for_release,
+    emulator_target_toml,
     release_box,
     release_root,
 )
@@ -47,24 +48,7 @@ TIMEOUT_S = 90.0
 CONFIG = "/etc/vllm-guard/config.toml"
 REPO_INSIDE = f"{INSIDE_PKG_DIR}/repo"
 KEYRING = f"{REPO_INSIDE}/vllm-guard-archive-keyring.gpg"
-# A KV cache too small for 32768 tokens at 0.7 of an emulated 24 GiB GPU: the emulator prints vLLM's
-# "the estimated maximum model length is 30240", and the guard lowers max_model_len 5 % below it.
-TARGET = f"""\
-[[target]]
-unit = "{UNIT}"
-model = "{INSIDE_PKG_DIR}/models/qwen"
-port = {PORT}
-command = ["/usr/bin/python3", "{INSIDE_PKG_DIR}/vllm_emulator.py"]
-environment = {{ VLLM_GUARD_FAKE_GPUS = "{INSIDE_PKG_DIR}/gpus.json", PYTHONUNBUFFERED = "1" }}
-startup_timeout_s = 60
-
-[target.flags]
-gpu_memory_utilization = 0.7
-max_model_len = 32768
-
-[target.restart]
-restart_sec = 3
-"""
+TARGET = emulator_target_toml(UNIT, PORT, 3)
 HEALED_FLAG = "--max-model-len=28720"
 # What changes on any system while packages come and go, or belongs to the administrator: left out of the
 # before/after comparison of the file system.

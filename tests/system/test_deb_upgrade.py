@@ -31,6 +31,7 @@ from tests.system.packages import (
     REPO,
     build_deps_missing,
     build_newer,
+    emulator_target_toml,
     newer_version,
     package_box,
 )
@@ -54,23 +55,7 @@ EXAMPLE = "/etc/vllm-guard/config.toml.example"
 SYSTEMD_UNIT_STARTED = "39f53479d3a045ac8e11786248231fbf"  # PID 1: "Started UNIT" (systemd's catalog)
 
 
-def target(unit: str, port: int, restart_sec: int) -> str:
-    return f"""
-[[target]]
-unit = "{unit}"
-model = "{INSIDE_PKG_DIR}/models/qwen"
-port = {port}
-command = ["/usr/bin/python3", "{INSIDE_PKG_DIR}/vllm_emulator.py"]
-environment = {{ VLLM_GUARD_FAKE_GPUS = "{INSIDE_PKG_DIR}/gpus.json", PYTHONUNBUFFERED = "1" }}
-startup_timeout_s = 60
-
-[target.flags]
-gpu_memory_utilization = 0.7
-max_model_len = 32768
-
-[target.restart]
-restart_sec = {restart_sec}
-"""
+target = emulator_target_toml
 
 
 # The administrator's own file, edited after installation (the comments and the second target are theirs).
