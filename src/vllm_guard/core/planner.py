@@ -85,7 +85,7 @@ class PlannerParams:
     # Activation peak per profiled token, in copies of the 16-bit compute dtype: the MLP keeps gate_up
     # (2 x intermediate) and the activated half (1 x intermediate) alive at once, plus about 2 x
     # hidden_size of residual/normed stream. 2 x hidden + 3 x intermediate is the fit to the published
-    # start-up logs in bench/RESULTS-planner.md (leave-one-out: 10 of 12 GPU cases within 10%).
+    # start-up logs of the tuning part in bench/RESULTS-planner.md (its leave-one-source-out column refits them).
     act_hidden_copies: float = 2.0
     act_intermediate_copies: float = 3.0
     # V0 only (V1's sampler term is worked out from vLLM's source per release: sampler_path()). The profile run
