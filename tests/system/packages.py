@@ -144,8 +144,12 @@ def sandbox_missing() -> str | None:
 
 
 @contextlib.contextmanager
-def package_box(name: str, shared: Path) -> Iterator[Container]:
-    """Boot a container with ``shared`` bound read-only at INSIDE_PKG_DIR; always torn down."""
+def package_box(
+    name: str, shared: Path, *, inside: str = INSIDE_PKG_DIR, network_zone: str | None = None
+) -> Iterator[Container]:
+    """Boot a container that can install a .deb (a writable /usr overlay, a copy of the host's dpkg database), with
+    ``shared`` bound read-only at ``inside``; on the host's network, or on the private bridge ``network_zone``.
+    Always torn down."""
     work = Path(tempfile.mkdtemp(prefix=f"{name}-"))
     try:
         upper = work / "usr-upper"
@@ -160,11 +164,12 @@ def package_box(name: str, shared: Path) -> Iterator[Container]:
             name,
             binds=[
                 Bind(dpkg_db, "/var/lib/dpkg", read_only=False),
-                Bind(shared, INSIDE_PKG_DIR),
+                Bind(shared, inside),
                 Bind(Path("/etc/apt")),
             ],
-            private_network=False,  # apt resolves the dependencies the image already has, as on a host
-            options=[f"--overlay=/usr:{upper}:/usr"],
+            # apt resolves the dependencies the image already has, as on a host
+            private_network=network_zone is not None,
+            options=[f"--overlay=/usr:{upper}:/usr"] + ([f"--network-zone={network_zone}"] if network_zone else []),
         )
         with booted(spec) as box:
             yield box

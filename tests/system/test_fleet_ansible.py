@@ -26,7 +26,6 @@ import re
 import shutil
 import struct
 import subprocess
-import tempfile
 import time
 import tomllib
 from collections.abc import Iterator
@@ -37,9 +36,9 @@ from typing import Any
 import pytest
 
 from tests.system.harness import EMULATOR_MODELS, Q7
-from tests.system.packages import REPO
+from tests.system.packages import REPO, package_box
 from tests.system.packages import sandbox_missing as _sandbox_missing
-from vllm_guard.app.sandbox import Bind, Container, Sandbox, SandboxError, booted
+from vllm_guard.app.sandbox import Container, SandboxError
 
 pytestmark = pytest.mark.system
 
@@ -105,30 +104,15 @@ def missing() -> str | None:
 
 @contextlib.contextmanager
 def server(name: str, shared: Path, zone: str, address: str) -> Iterator[Container]:
-    """A throwaway systemd that can install a .deb (a writable /usr overlay, a copy of the host's dpkg database,
-    as tests/system/packages.py's package_box) on the private bridge ``zone`` with ``address``."""
-    work = Path(tempfile.mkdtemp(prefix=f"{name}-"))
-    try:
-        upper = work / "usr-upper"
-        upper.mkdir()
-        dpkg_db = work / "dpkg"
-        shutil.copytree("/var/lib/dpkg", dpkg_db, symlinks=True)
-        (dpkg_db / "statoverride").write_text("")
-        (dpkg_db / "lock").unlink(missing_ok=True)
-        spec = Sandbox(
-            name,
-            binds=[Bind(dpkg_db, "/var/lib/dpkg", read_only=False), Bind(shared, INSIDE), Bind(Path("/etc/apt"))],
-            options=[f"--overlay=/usr:{upper}:/usr", f"--network-zone={zone}"],
-        )
-        with booted(spec) as box:
-            # what a Debian host has and a container image does not: service starts allowed, apt's folders
-            box.run("rm", "-f", "/usr/sbin/policy-rc.d")
-            box.run("mkdir", "-p", "/var/cache/apt/archives/partial", "/var/lib/apt/lists/partial")
-            box.run("ip", "link", "set", "host0", "up")
-            box.run("ip", "address", "add", f"{address}/24", "dev", "host0")
-            yield box
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    """A throwaway systemd that can install a .deb (tests/system/packages.py's package_box) on the private bridge
+    ``zone`` with ``address``."""
+    with package_box(name, shared, inside=INSIDE, network_zone=zone) as box:
+        # what a Debian host has and a container image does not: service starts allowed, apt's folders
+        box.run("rm", "-f", "/usr/sbin/policy-rc.d")
+        box.run("mkdir", "-p", "/var/cache/apt/archives/partial", "/var/lib/apt/lists/partial")
+        box.run("ip", "link", "set", "host0", "up")
+        box.run("ip", "address", "add", f"{address}/24", "dev", "host0")
+        yield box
 
 
 def write_model(dest: Path, *, weights: bool) -> None:
