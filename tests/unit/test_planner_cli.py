@@ -248,6 +248,32 @@ def test_a_calibrated_plan_uses_the_calibrated_band(cli: Callable[..., CliResult
     assert out["kv_tokens"] >= out["flags"]["max_model_len"] * 1.06
 
 
+def test_the_calibrated_band_needs_a_log_from_the_planned_card(cli: Callable[..., CliResult], tmp_path: Path) -> None:
+    # the same V0 start (case 3 of bench/RESULTS-planner.md: a 23.57 GiB card) planned for its own card, for a
+    # 32 GiB card, and without the line that says which card it ran on (V1 logs print none)
+    both = tmp_path / "v0.log"
+    both.write_text(
+        "INFO worker.py:249] the current vLLM instance can use total_gpu_memory (23.57GiB) x "
+        "gpu_memory_utilization (0.90) = 21.21GiB\n"
+        "INFO executor_base.py:111] # GPU blocks: 6749, # CPU blocks: 4681\n"
+    )
+    bare = tmp_path / "bare.log"
+    bare.write_text("INFO executor_base.py:111] # GPU blocks: 6749, # CPU blocks: 4681\n")
+
+    def edge(log: Path, gpu: str) -> tuple[float, list[str]]:
+        argv = ("--model", Q7, "--util", "0.9", "--engine", "v0", "--calibrate-from", log, "--json")
+        out = json.loads(cli("plan", "--gpu", gpu, *argv).out)
+        assert out["flags"]["max_model_len"] <= out["edge"]["safe_max_model_len"]
+        return out["edge"]["band"], out["notes"]
+
+    band, notes = edge(both, "24GiB")
+    assert band == 0.06 and not any("the error band stays" in n for n in notes), notes
+    band, notes = edge(both, "32GiB")
+    assert band == 0.10 and any("the log ran on another card: the error band stays 10%" in n for n in notes), notes
+    band, notes = edge(bare, "24GiB")
+    assert band == 0.10 and any("does not print its GPU's total: the error band stays 10%" in n for n in notes)
+
+
 # --- the flags vLLM sizes memory by -----------------------------------------------------------------------
 
 

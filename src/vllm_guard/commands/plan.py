@@ -184,11 +184,13 @@ def run(args: argparse.Namespace) -> int:
         GiB,
         PlannerParams,
         accounting_of,
+        calibrated_band,
         engine_of_version,
         first_fit,
         kv_bytes_per_token,
         parse_gpu_size,
         parse_vllm_version,
+        same_card,
         util_for,
     )
     from vllm_guard.errors import GuardError, UsageError
@@ -368,12 +370,23 @@ def run(args: argparse.Namespace) -> int:
         limit_mm_per_prompt=tuple(sorted(mm_limits.items())),
     )
     calibrated = None
+    margin = KV_MARGIN
     if reading is not None:
         from vllm_guard.core.planner import calibrate
 
         planned = min(totals[:world])
+        margin = calibrated_band(reading.total_bytes, planned)
+        if margin > CALIBRATED_MARGIN:
+            calibration_notes.append(
+                (
+                    "the log does not print its GPU's total"
+                    if reading.total_bytes is None
+                    else "the log ran on another card"
+                )
+                + f": the error band stays {KV_MARGIN:.0%} ({CALIBRATED_MARGIN:.0%} needs a log from the planned card)"
+            )
         if reading.total_bytes is not None and reading.total_bytes != planned:
-            if abs(reading.total_bytes - planned) <= 0.05 * planned:
+            if same_card(reading.total_bytes, planned):
                 # the same card: vLLM's own measure of it (torch's total, less what the driver keeps) is the truth
                 calibration_notes.append(
                     f"GPU total {reading.total_bytes / GiB:.2f} GiB as vLLM measured it in the log, planned instead "
@@ -427,7 +440,7 @@ def run(args: argparse.Namespace) -> int:
         free=None if report.fake else free,
         util=args.util,
         params=params,
-        margin=CALIBRATED_MARGIN if calibrated is not None else KV_MARGIN,
+        margin=margin,
     )
     smallest = min(totals[:world])
     need = util_for(
@@ -441,7 +454,9 @@ def run(args: argparse.Namespace) -> int:
     )
     code = ExitCode.OK if plan.fits else ExitCode.WARN
     band_source = (
-        "calibrated: measured on starts of the same model, bench/RESULTS-planner.md"
+        "calibrated: measured on starts of the same model on one card, bench/RESULTS-planner.md"
+        if calibrated is not None and margin == CALIBRATED_MARGIN
+        else "calibrated on a log from another or an unknown card: measured across cards, bench/RESULTS-planner.md"
         if calibrated is not None
         else "measured on published start-up logs, bench/RESULTS-planner.md"
     )
