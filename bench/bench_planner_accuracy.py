@@ -35,7 +35,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from planner_cases import BLOCK, CASES, LEFT_OUT, MOVED, SPLIT_DATE, Case
+from planner_cases import BLOCK, LEFT_OUT, MOVED, SPLIT_DATE, Case
+from planner_cases import CASES as FIRST_CASES
+from planner_cases_sealed import LEFT_OUT as SEALED_LEFT_OUT
+from planner_cases_sealed import MOVED as SEALED_MOVED
+from planner_cases_sealed import SEALED, SEALED_DATE
 
 from vllm_guard.core.modelinfo import ModelInfo, model_info_from_config
 from vllm_guard.core.planner import (
@@ -52,6 +56,7 @@ from vllm_guard.core.planner import (
     same_card,
 )
 
+CASES = FIRST_CASES + SEALED
 PARAM_FIELDS = {f.name for f in fields(PlannerParams)}
 V0_CHUNKED_ABOVE = 32768  # V0 switched chunked prefill on above this max_model_len (0.5.3+)
 
@@ -481,20 +486,33 @@ def summarize(label: str, rows: Sequence[Row], keep: Callable[[Case], bool] = la
     )
 
 
+BAR_10, BAR_5, BAR_CASES = 0.90, 0.70, 10  # the acceptance bar for a part used to set no constant
+
+
+def bar_met(s: Summary) -> bool:
+    (a, n), (b, _) = s.within10, s.within5
+    return n >= BAR_CASES and a >= BAR_10 * n and b >= BAR_5 * n and s.above == 0 and s.failures == 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fit", action="store_true", help="also refit the constants on the whole tuning part")
-    ap.add_argument("--part", choices=("tune", "held-out", "all"), default="all", help="which part's tables")
+    ap.add_argument("--part", choices=("tune", "held-out", "sealed", "all"), default="all", help="which part's tables")
     args = ap.parse_args(argv)
 
     params = PlannerParams()
     index = {c.name: i for i, c in enumerate(CASES, 1)}
     tune = [c for c in CASES if c.part == "tune" and not c.apart]
     held = [c for c in CASES if c.part == "held-out" and not c.apart]
+    sealed = [c for c in CASES if c.part == "sealed" and not c.apart]
     apart = [c for c in CASES if c.apart]
     names, stuck = refit_fields()
-    print(f"split of {SPLIT_DATE}: {len(tune)} tuning cases, {len(held)} held-out, {len(apart)} apart (multimodal)")
-    print("cases moved between parts after their error was seen: " + (", ".join(MOVED) if MOVED else "none"))
+    print(
+        f"split of {SPLIT_DATE}: {len(tune)} tuning cases, {len(held)} held-out; sealed on {SEALED_DATE}: "
+        f"{len(sealed)}; {len(apart)} apart (multimodal)"
+    )
+    moved = {**MOVED, **SEALED_MOVED}
+    print("cases moved between parts after their error was seen: " + (", ".join(moved) if moved else "none"))
     print(f"constants refitted in each fold: {', '.join(names)}")
     if stuck:
         print(f"WARNING: fitted constants with no grid, not refitted (the leave-out column is not held-out): {stuck}")
@@ -525,7 +543,7 @@ def main(argv: list[str] | None = None) -> int:
         ):
             print(s.line())
         print()
-    if args.part in ("held-out", "all"):
+    if args.part in ("held-out", "sealed", "all"):
         print(f"## Held-out part (added {SPLIT_DATE}; used to set no constant)\n")
         print(case_table([rows[c.name] for c in held], index))
         print()
@@ -539,14 +557,31 @@ def main(argv: list[str] | None = None) -> int:
         ):
             print(s.line())
         print()
+        print(f"## Sealed part (gathered {SEALED_DATE} after the held-out part was seen; used to set no constant)\n")
+        print(case_table([rows[c.name] for c in sealed], index))
+        print()
+        sealed_summary = summarize("sealed, shipped constants, GPU and util known", [rows[c.name] for c in sealed])
+        not_tuned = summarize(
+            "held-out and sealed together, shipped constants, GPU and util known", [rows[c.name] for c in held + sealed]
+        )
+        for s in (sealed_summary, not_tuned):
+            print(s.line())
+        met = bar_met(sealed_summary)
+        status |= 0 if met else 1
+        print(
+            f"the bar (within 10% in at least {BAR_10:.0%}, within 5% in at least {BAR_5:.0%}, no planned length above "
+            f"vLLM's limit, at least {BAR_CASES} cases) on the sealed part: {'met' if met else 'NOT MET'}"
+            + ("" if not SEALED_MOVED else " (NOT blind: cases were moved out after their error was seen)")
+        )
+        print()
         print("## Apart: multimodal models (the planner's multimodal term is measured here, not counted)\n")
         print(case_table([rows[c.name] for c in apart], index))
         print()
     if args.fit:
         full = fit([c for c in gpu_tune if c.known], params, names)
         print("refitted on the whole tuning part: " + ", ".join(show_value(n, getattr(full, n)) for n in names))
-        refit_rows = [evaluate(c, full) for c in held]
-        print(summarize("held-out, constants refitted on the tuning part", refit_rows).line())
+        print(summarize("held-out, constants refitted on the tuning part", [evaluate(c, full) for c in held]).line())
+        print(summarize("sealed, constants refitted on the tuning part", [evaluate(c, full) for c in sealed]).line())
         print()
 
     # the safety rule: no recommended max_model_len above vLLM's limit, in any counted case
@@ -606,7 +641,7 @@ def main(argv: list[str] | None = None) -> int:
             + ("" if worst["held-out", card] <= limit else ", NOT on the others")
         )
     print()
-    print(f"candidates left out before the planner ran on them: {len(LEFT_OUT)}")
+    print(f"candidates left out before the planner ran on them: {len(LEFT_OUT) + len(SEALED_LEFT_OUT)}")
     return status
 
 

@@ -35,7 +35,7 @@ SPLIT_DATE = "2026-12-01"
 # Cases moved between parts after their error was seen: name -> reason. Empty: none was moved.
 MOVED: dict[str, str] = {}
 
-Part = Literal["tune", "held-out"]
+Part = Literal["tune", "held-out", "sealed"]
 
 
 def cfg(name: str, **override: Any) -> dict[str, Any]:
