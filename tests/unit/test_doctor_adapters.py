@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import types
@@ -75,6 +76,26 @@ def test_nvml_without_a_gpu_says_so(
     r = nvml.read_gpus()
     assert not r.visible and r.error is not None
     assert r.error.startswith("no NVIDIA GPU visible") and needle in r.error
+
+
+def test_emulated_gpus_are_read_in_place_of_nvml(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    gpus = tmp_path / "gpus.json"
+    holder = {"pid": 4242, "command": "python -m vllm", "used_mib": 6144}
+    gpus.write_text(
+        json.dumps({"gpus": [{"name": "emulated L4", "total_mib": 23034, "unlisted_mib": 1024, "processes": [holder]}]})
+    )
+    monkeypatch.setitem(sys.modules, "pynvml", None)  # NVML is not consulted
+    monkeypatch.setenv(nvml.FAKE_ENV, str(gpus))
+    r = nvml.read_gpus()
+    assert r.visible and not r.fake and r.driver_version == f"emulated ({nvml.FAKE_ENV})"
+    d = r.devices[0]
+    assert (d.name, d.total, d.used, d.free) == ("emulated L4", 23034 << 20, 7168 << 20, (23034 - 7168) << 20)
+    assert d.processes[0].pid == 4242 and d.processes[0].used_mib == 6144
+    gpus.write_text("{not json")
+    r = nvml.read_gpus()
+    assert not r.visible and r.error is not None and str(gpus) in r.error and nvml.FAKE_ENV in r.error
+    gpus.write_text(json.dumps({"gpus": []}))
+    assert nvml.read_gpus().error == f"the GPU file {gpus} ({nvml.FAKE_ENV}) lists no GPU"
 
 
 def test_fake_gpus() -> None:

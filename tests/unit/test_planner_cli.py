@@ -80,6 +80,18 @@ def test_plan_reads_the_target_from_the_config(cli: Callable[..., CliResult], fa
     assert out["kv_bytes_per_token"] == 512 and out["flags"]["kv_cache_dtype"] == "fp8"
 
 
+def test_plan_on_the_emulated_gpu(
+    cli: Callable[..., CliResult], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # the daemon, doctor and plan read the same emulated GPU file where no GPU exists
+    gpus = tmp_path / "gpus.json"
+    gpus.write_text(json.dumps({"gpus": [{"name": "emulated", "total_mib": 24576, "unlisted_mib": 2048}]}))
+    monkeypatch.setenv(nvml.FAKE_ENV, str(gpus))
+    out = json.loads(cli("plan", "--model", Q7, "--json").out)
+    device = out["gpus"]["devices"][0]
+    assert device["name"] == "emulated" and device["total_bytes"] == 24 << 30 and device["free_bytes"] == 22 << 30
+
+
 def test_plan_on_a_broken_model_folder(cli: Callable[..., CliResult], tmp_path: Path) -> None:
     (tmp_path / "config.json").write_text("{}")
     r = cli("plan", "--model", tmp_path, "--gpu", "24GiB")

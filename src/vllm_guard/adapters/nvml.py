@@ -1,17 +1,24 @@
 """GPUs through NVML (nvidia-ml-py): memory per device, who holds it, the driver version.
 
 No NVIDIA driver, no library, no device: a ``GpuReport`` with no devices and the reason, never a crash.
-``FakeGpus`` stands in for GPUs the host does not have (``--gpu 24GiB``).
+``FakeGpus`` stands in for GPUs the host does not have (``--gpu 24GiB``). Where no GPU exists (the system
+tests, a demo), ``VLLM_GUARD_FAKE_GPUS`` names a JSON file of emulated GPUs, read in place of NVML by every
+command and the daemon alike: ``{"gpus": [{"name", "total_mib", "unlisted_mib", "processes": [{"pid",
+"command", "used_mib"}]}]}``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 MiB = 1 << 20
+FAKE_ENV = "VLLM_GUARD_FAKE_GPUS"
 
 
 @dataclass(frozen=True)
@@ -83,8 +90,34 @@ def _command(pid: int) -> str:
         return "?"
 
 
+def read_emulated(path: str) -> GpuReport:
+    """The emulated GPUs of a ``VLLM_GUARD_FAKE_GPUS`` file. Memory in use by no listed process is
+    ``unlisted_mib``, as NVML shows what other containers hold."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        devices = []
+        for i, g in enumerate(data.get("gpus", [])):
+            procs = tuple(
+                GpuProcess(int(p.get("pid", 0)), int(p.get("used_mib", 0)) * MiB, str(p.get("command", "?")))
+                for p in g.get("processes", [])
+            )
+            total = int(g.get("total_mib", 0)) * MiB
+            used = min(total, sum(p.used_bytes or 0 for p in procs) + int(g.get("unlisted_mib", 0)) * MiB)
+            name = str(g.get("name", "emulated"))
+            devices.append(GpuDevice(int(g.get("index", i)), name, total, total - used, used, procs))
+    except (OSError, ValueError, TypeError, AttributeError) as err:
+        return GpuReport(error=f"the GPU file {path} ({FAKE_ENV}) cannot be read: {err}")
+    if not devices:
+        return GpuReport(error=f"the GPU file {path} ({FAKE_ENV}) lists no GPU")
+    return GpuReport(devices=tuple(devices), driver_version=f"emulated ({FAKE_ENV})")
+
+
 def read_gpus() -> GpuReport:
-    """Every visible NVIDIA GPU with its memory and the processes holding it."""
+    """Every visible NVIDIA GPU with its memory and the processes holding it (the emulated ones when
+    ``VLLM_GUARD_FAKE_GPUS`` is set)."""
+    fake = os.environ.get(FAKE_ENV)
+    if fake:
+        return read_emulated(fake)
     try:
         import pynvml
     except ImportError:
