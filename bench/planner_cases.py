@@ -227,6 +227,33 @@ QWEN25_VL_7B = {  # Qwen/Qwen2.5-VL-7B-Instruct: the language model and its visi
         "window_size": 112,
     },
 }
+# Qwen/Qwen2.5-VL-3B-Instruct: values as in the Hub config.json (a full public copy of it is indexed under the
+# heading "# Qwen/Qwen2.5-VL-3B-Instruct / ## model config"; a second copy, "Selected Json config from
+# Qwen2.5VL-3B", agrees on every value below).
+QWEN25_VL_3B = {
+    "architectures": ["Qwen2_5_VLForConditionalGeneration"],
+    "model_type": "qwen2_5_vl",
+    "num_hidden_layers": 36,
+    "hidden_size": 2048,
+    "num_attention_heads": 16,
+    "num_key_value_heads": 2,
+    "intermediate_size": 11008,
+    "vocab_size": 151936,
+    "max_position_embeddings": 128000,
+    "tie_word_embeddings": True,
+    "torch_dtype": "bfloat16",
+    "vision_config": {
+        "depth": 32,
+        "hidden_size": 1280,
+        "intermediate_size": 3420,
+        "num_heads": 16,
+        "out_hidden_size": 2048,
+        "patch_size": 14,
+        "spatial_merge_size": 2,
+        "temporal_patch_size": 2,
+        "window_size": 112,
+    },
+}
 QWEN2_VL_7B = {  # Qwen/Qwen2-VL-7B-Instruct (UI-TARS-7B is a fine-tune of it)
     "architectures": ["Qwen2VLForConditionalGeneration"],
     "model_type": "qwen2_vl",
@@ -638,6 +665,20 @@ LLMD_FLAGS = (
 )
 LLMD_VERSION = "0.11.0 (the document's replication image vllm/vllm-openai:v0.11.0; stated for its Mistral run)"
 L40S_TOTAL = "L40S total as vLLM prints it in vllm#15815 (total_gpu_memory (44.42GiB)); this notebook shows 46068MiB"
+
+MM = "multimodal"
+
+VL_H100_SOURCE = (
+    "H100 80GB total as vLLM/torch prints it (79.18 GiB; printed in the llm-d planner results already in "
+    "planner_cases, 79.19 GiB in gateway-api-inference-extension#550); not printed in this thread"
+)
+VL_L4_SOURCE = (
+    "L4 total as torch reports it, 'GPU 0 has a total capacity of 22.17 GiB' (the public note already cited by "
+    "planner_cases: " + SEARCH.format("%22total+capacity+of+22.17+GiB%22") + "); nvidia-smi in this source: 23034MiB"
+)
+
+OSAI = "https://github.com/tsailiming/openshift-ai-bootstrap"
+OSAI_VERSION = "0.9.0.1 ('vLLM API server version 0.9.0.1', 'Initializing a V1 LLM engine (v0.9.0.1)')"
 
 HELD_OUT = [
     Case(
@@ -1103,6 +1144,167 @@ HELD_OUT = [
         model_source=HF.format("mistralai/Mistral-Small-3.2-24B-Instruct-2506"),
         apart="multimodal: the vision encoder's profile run is not modelled",
     ),
+    Case(
+        "Qwen2.5-VL-7B-Instruct, H100-SXM-80GB, util 0.90 (default), V1 0.8.2, len 128000 (default), LLM class",
+        "https://github.com/QwenLM/Qwen3-VL/issues/1057",
+        QWEN25_VL_7B,
+        79.18,
+        0.90,
+        905648,
+        max_model_len=128000,
+        engine="v1",
+        note="The reporter says the README's vLLM code was used (title: 使用readme中代码); the README of "
+        "QwenLM/Qwen2.5-VL (now Qwen3-VL) at that date (commit af8eef7, 2025-03-27) builds "
+        "LLM(model=MODEL_PATH, limit_mm_per_prompt={'image': 10, 'video': 10}) with nothing else, so util, "
+        "max_model_len, max_num_seqs and max_num_batched_tokens are the LLM-class defaults of 0.8.2; the printed "
+        "'Maximum concurrency for 128,000 tokens' agrees with no max_model_len being set. The thread does not quote "
+        "the Python code itself. Dummy-image profile: 1 image at the encoder budget of 16384 tokens (max_pixels "
+        "default). Also printed during the profile: 'Token indices sequence length is longer than the specified "
+        "maximum sequence length for this model (327680 > 131072)'.",
+        part="held-out",
+        vllm="0.8.2",
+        source="QwenLM/Qwen3-VL#1057",
+        log="QwenLM/Qwen3-VL#1057",
+        quote=(
+            "INFO 04-03 09:07:49 [gpu_model_runner.py:1186] Model loading took 15.6271 GB and 4.371134 seconds",
+            "INFO 04-03 09:07:49 [gpu_model_runner.py:1456] Encoder cache will be initialized with a budget of 16384 "
+            "tokens, and profiled with 1 image items of the maximum feature size.",
+            "INFO 04-03 09:08:49 [kv_cache_utils.py:566] GPU KV cache size: 905,648 tokens",
+            "INFO 04-03 09:08:49 [kv_cache_utils.py:569] Maximum concurrency for 128,000 tokens per request: 7.08x",
+            "INFO 04-03 09:09:07 [gpu_model_runner.py:1534] Graph capturing finished in 18 secs, took 0.63 GiB",
+        ),
+        reported="tokens",
+        gpu="H100-SXM-80GB (stated: 'GPU\uff1aH100-SXM-80GB', a full-width colon)",
+        gpu_source=VL_H100_SOURCE,
+        version="vllm==0.8.2 (stated with torch 2.6.0+cu124, transformers 4.50.0.dev0)",
+        flags="LLM(model='Qwen2.5-VL-7B-Instruct', limit_mm_per_prompt={'image': 10, 'video': 10}) per the README "
+        "code the reporter says was used; no util / max_model_len / max_num_seqs / mm_processor_kwargs",
+        model_source=HF.format("Qwen/Qwen2.5-VL-7B-Instruct"),
+        apart=MM,
+    ),
+    Case(
+        "Qwen2.5-VL-7B-Instruct, L4 (22.17 GiB), util 0.90 (default), V1 0.9.0.1, len 2048, vllm serve (KServe)",
+        OSAI + "/blob/main/docs/demo/bring-your-own-model.md",
+        QWEN25_VL_7B,
+        22.17,
+        0.90,
+        33824,
+        max_model_len=2048,
+        engine="v1",
+        note="non-default args list no gpu_memory_utilization, so the 0.9 default; max_num_batched_tokens 2048 is "
+        "the API-server default vLLM printed; no --limit-mm-per-prompt, no mm_processor_kwargs, no max_num_seqs. "
+        "33,824 tokens = 2114 blocks x 16 (both printed). nvidia-smi after start: 19370MiB / 23034MiB. Same log "
+        "also in the repository's README.md (older layout).",
+        part="held-out",
+        vllm="0.9.0",
+        source=OSAI,
+        log="openshift-ai-bootstrap qwen25-vl-7b L4 08-31 08:01",
+        quote=(
+            "INFO 08-31 08:01:29 [cli_args.py:325] non-default args: {'port': 8080, 'model': '/mnt/models', "
+            "'max_model_len': 2048, 'served_model_name': ['qwen25-vl-7b-instruct']}",
+            "INFO 08-31 08:01:42 [config.py:2286] Chunked prefill is enabled with max_num_batched_tokens=2048.",
+            "WARNING 08-31 08:01:45 [profiling.py:271] The sequence length (2048) is smaller than the pre-defined "
+            "wosrt-case total number of multimodal tokens (32768). This may cause certain multi-modal inputs to fail "
+            "during inference. To avoid this, you should increase `max_model_len` or reduce `mm_counts`.",
+            "INFO 08-31 08:03:46 [gpu_model_runner.py:1801] Model loading took 15.6271 GiB and 119.639792 seconds",
+            "INFO 08-31 08:03:46 [gpu_model_runner.py:2238] Encoder cache will be initialized with a budget of 16384 "
+            "tokens, and profiled with 1 image items of the maximum feature size.",
+            "INFO 08-31 08:04:35 [gpu_worker.py:232] Available KV cache memory: 1.81 GiB",
+            "INFO 08-31 08:04:36 [kv_cache_utils.py:716] GPU KV cache size: 33,824 tokens",
+            "INFO 08-31 08:04:36 [kv_cache_utils.py:720] Maximum concurrency for 2,048 tokens per request: 16.52x",
+            "INFO 08-31 08:05:08 [gpu_model_runner.py:2326] Graph capturing finished in 33 secs, took 0.51 GiB",
+            "INFO 08-31 08:05:09 [loggers.py:137] Engine 000: vllm cache_config_info with initialization after "
+            "num_gpu_blocks is: 2114",
+        ),
+        reported="tokens",
+        gpu="NVIDIA L4 (nvidia-smi: 23034MiB)",
+        gpu_source=VL_L4_SOURCE,
+        version=OSAI_VERSION + "; Red Hat OpenShift AI 2.23 vLLM runtime",
+        flags="vllm (KServe runtime) --port 8080 --model /mnt/models --max-model-len 2048 "
+        "--served-model-name qwen25-vl-7b-instruct",
+        model_source=HF.format("Qwen/Qwen2.5-VL-7B-Instruct"),
+        apart=MM,
+    ),
+    Case(
+        "Qwen2.5-VL-7B-Instruct, 2x L4 (22.17 GiB), util 0.90 (default), TP2, V1 0.9.0.1, len 8192, vllm serve",
+        OSAI + "/blob/main/docs/demo/multi-gpu.md",
+        QWEN25_VL_7B,
+        22.17,
+        0.90,
+        375968,
+        tp=2,
+        max_model_len=8192,
+        engine="v1",
+        note="The same InferenceService as the 2048-token start, patched to --max-model-len 8192 "
+        "--tensor-parallel-size 2 (no util, so 0.9); the excerpt does not reprint the version line, the runtime is "
+        "the one that printed 0.9.0.1 the same day. Per-GPU 'Available KV cache memory: 10.04 GiB' on both ranks. "
+        "nvidia-smi after start: 20304MiB / 23034MiB on each L4.",
+        part="held-out",
+        vllm="0.9.0",
+        source=OSAI,
+        log="openshift-ai-bootstrap qwen25-vl-7b 2xL4 tp2 08-31 14:41",
+        quote=(
+            "INFO 08-31 14:41:53 [cli_args.py:325] non-default args: {'port': 8080, 'model': '/mnt/models', "
+            "'max_model_len': 8192, 'served_model_name': ['qwen25-vl-7b-instruct'], 'tensor_parallel_size': 2}",
+            "[1;36m(VllmWorker rank=0 pid=218)[0;0m INFO 08-31 14:45:44 [gpu_worker.py:232] Available KV cache "
+            "memory: 10.04 GiB",
+            "INFO 08-31 14:45:45 [kv_cache_utils.py:716] GPU KV cache size: 375,968 tokens",
+            "INFO 08-31 14:45:45 [kv_cache_utils.py:720] Maximum concurrency for 8,192 tokens per request: 45.89x",
+        ),
+        reported="tokens",
+        gpu="2x NVIDIA L4 (nvidia-smi: 23034MiB each)",
+        gpu_source=VL_L4_SOURCE,
+        version="not reprinted; same KServe runtime as the start that printed " + OSAI_VERSION,
+        flags="vllm (KServe runtime) --port 8080 --model /mnt/models --max-model-len 8192 --tensor-parallel-size 2 "
+        "--served-model-name qwen25-vl-7b-instruct",
+        model_source=HF.format("Qwen/Qwen2.5-VL-7B-Instruct"),
+        apart=MM,
+    ),
+    Case(
+        "Qwen2.5-VL-3B-Instruct, L4 (22.17 GiB), util 0.90 (default), V1 0.11.0, len 8192, batched 2048, Ray Data",
+        "https://github.com/ray-project/ray/blob/master/doc/source/data/examples/llm-batch-inference-vision/content/"
+        "README.md",
+        QWEN25_VL_3B,
+        22.17,
+        0.90,
+        269568,
+        max_model_len=8192,
+        engine="v1",
+        batched_tokens=2048,
+        note="Ray Data LLM batch example (the README version that kept the notebook's outputs, run 2025-11-13; "
+        "find it with " + SEARCH.format("%22GPU+KV+cache+size%3A+269%2C568+tokens%22") + "). "
+        "vLLMEngineProcessorConfig(model_source='Qwen/Qwen2.5-VL-3B-Instruct', engine_kwargs=dict("
+        "max_model_len=8192, max_num_batched_tokens=2048), accelerator_type='L4', concurrency=4, has_image=True): "
+        "Ray passes engine_kwargs to vllm.AsyncEngineArgs unchanged (python/ray/llm/_internal/batch/stages/"
+        "vllm_engine_stage.py), so util is vLLM's 0.9 default. Four replicas, one L4 each, print the same figures "
+        "(one measurement). Dummy-image profile: 1 image at the encoder budget of 16384 tokens.",
+        part="held-out",
+        vllm="0.11.0",
+        source="ray-project/ray llm-batch-inference-vision example",
+        log="ray llm-batch-inference-vision Qwen2.5-VL-3B L4 11-13 00:46",
+        quote=(
+            "INFO 11-13 00:46:31 [scheduler.py:205] Chunked prefill is enabled with max_num_batched_tokens=2048.",
+            "INFO 11-13 00:46:39 [core.py:77] Initializing a V1 LLM engine (v0.11.0) with config: "
+            "model='Qwen/Qwen2.5-VL-3B-Instruct', speculative_config=None, tokenizer='Qwen/Qwen2.5-VL-3B-Instruct', "
+            "skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, tokenizer_revision=None, "
+            "trust_remote_code=False, dtype=torch.bfloat16, max_seq_len=8192",
+            "INFO 11-13 00:46:51 [gpu_model_runner.py:2653] Model loading took 7.1550 GiB and 1.776413 seconds",
+            "INFO 11-13 00:46:51 [gpu_model_runner.py:3344] Encoder cache will be initialized with a budget of 16384 "
+            "tokens, and profiled with 1 image items of the maximum feature size.",
+            "INFO 11-13 00:47:08 [gpu_worker.py:298] Available KV cache memory: 9.26 GiB",
+            "INFO 11-13 00:47:08 [kv_cache_utils.py:1087] GPU KV cache size: 269,568 tokens",
+            "INFO 11-13 00:47:08 [kv_cache_utils.py:1091] Maximum concurrency for 8,192 tokens per request: 32.91x",
+            "INFO 11-13 00:47:12 [gpu_model_runner.py:3480] Graph capturing finished in 4 secs, took 0.44 GiB",
+        ),
+        reported="tokens",
+        gpu="NVIDIA L4 (accelerator_type='L4', one per replica)",
+        gpu_source=VL_L4_SOURCE.replace("; nvidia-smi in this source: 23034MiB", ""),
+        version="v0.11.0 ('Initializing a V1 LLM engine (v0.11.0)')",
+        flags="Ray Data vLLMEngineProcessorConfig engine_kwargs={'max_model_len': 8192, "
+        "'max_num_batched_tokens': 2048}, batch_size=16, concurrency=4, has_image=True",
+        model_source=HF.format("Qwen/Qwen2.5-VL-3B-Instruct") + " (values from public copies of that config.json)",
+        apart=MM,
+    ),
 ]
 
 CASES: list[Case] = TUNE + HELD_OUT
@@ -1116,4 +1318,35 @@ LEFT_OUT = {
     "https://github.com/vllm-project/vllm/issues/17327": "Qwen3-30B-A3B w4a16: the block count is cut off in the quote",
     "code: Unsloth notebooks (# cuda blocks: 87853 / 190100)": "LoRA adapters and Unsloth's patched vLLM",
     "code: GRPO notebooks (colocated vLLM)": "vLLM shares the GPU and process with the training model",
+    SEARCH.format("%22GPU+KV+cache+size%3A+76%2C144+tokens%22"): "Qwen3-VL-2B-Instruct on an RTX 5070 Ti 16GB under "
+    "WSL2 (README of an 'LLM-PBoC-Credit-Risk' project), vLLM 0.20.2, LLM(dtype=bfloat16, max_model_len=2048, "
+    "gpu_memory_utilization=0.9, max_num_seqs=1, enforce_eager=True); 'Model loading took 4.24 GiB', 'Available KV "
+    "cache memory: 8.13 GiB', 'GPU KV cache size: 76,144 tokens', 'Maximum concurrency for 2,048 tokens per request: "
+    "37.18x' (lines abridged by the author, no timestamps). Left out: the GPU total torch reports for a 5070 Ti under "
+    "WSL2/WDDM is not printed (16303 MiB physical; Linux cudaMemGetInfo shows ~15842 MiB), and the Qwen3-VL-2B "
+    "config (text intermediate_size) could not be confirmed from a full public config.json copy in the time.",
+    SEARCH.format("%22Available+KV+cache+memory%3A+-14.28+GiB%22"): "Qwen2.5-VL-7B-Instruct on an A100-SXM4-80GB "
+    "(nvidia-smi 81920MiB), vLLM 0.23.0 docker, --gpu-memory-utilization 0.22, default len 128000: KV budget "
+    "negative, no relative error. Kept for diagnosis: 'Model loading took 15.67 GiB memory', 'Encoder cache will be "
+    "initialized with a budget of 114688 tokens, and profiled with 1 video items of the maximum feature size.', "
+    "'Profiling CUDA graph memory: PIECEWISE=51 (largest=512), FULL=35 (largest=256)', 'Estimated CUDA graph memory: "
+    "0.53 GiB total', 'Available KV cache memory: -14.28 GiB', 'The current --gpu-memory-utilization=0.2200 is "
+    "equivalent to --gpu-memory-utilization=0.2133 without CUDA graph memory profiling.' (the video dummy profile "
+    "of 0.23 takes ~16 GiB of activations above the weights at 0.22 x 79.x GiB).",
+    "https://github.com/vllm-project/vllm/issues/27466": "Qwen3-VL-32B, util 0.98, 0.11.0: vllm-project/vllm is a "
+    "used source (seen through an indexed summary page); KV line not in the excerpt either",
+    "https://github.com/vllm-project/vllm/issues/25225": "Qwen2.5-VL-7B on RTX 5090, 0.10.2: used source, and the "
+    "start fails before the KV line (CUDA error)",
+    "https://github.com/vllm-project/vllm/issues/12991": "Qwen2.5-VL-72B bnb-4bit on A100 80GB, V1: used source; "
+    "crashes after 'Encoder cache will be initialized with a budget of 32767 tokens, and profiled with 2 image "
+    "items' (no KV line)",
+    "code: Qwen3-VL-8B-Instruct on Ascend (vllm-ascend 0.18.0 / 0.11.0rc3)": "non-NVIDIA (NPU): 'GPU KV cache size: "
+    "252,288 tokens' at len 16384 is an Ascend figure",
+    "code: Qwen2.5-VL-7B-Instruct on Ascend (vllm-ascend 0.7.3, V0)": "non-NVIDIA (NPU), and the start fails in the "
+    "profile run",
+    "https://github.com/QwenLM/Qwen3-VL/issues/1378": "Qwen2.5-VL-7B on 1 A100, vLLM 0.9.1, len 25000: only "
+    "'GPU cache size is ~8.3x' paraphrased, no vLLM line, util not stated",
+    "code: Qwen2.5-VL-7B-Instruct-AWQ (imageworks registry note)": "start timed out before the KV line",
+    "code: Qwen2.5-VL-7B-Instruct persona/meme classification log (util 0.95, len 2048, max_num_seqs 500, "
+    "limit_mm image 1, 2025-07-02)": "vLLM's own INFO lines (KV size) are not in the saved log; GPU not stated",
 }
