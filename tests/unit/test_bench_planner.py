@@ -12,7 +12,12 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 import bench_planner_accuracy as bench
-from planner_cases import CASES, MOVED, SPLIT_DATE, Case
+from planner_cases import CASES as FIRST_CASES
+from planner_cases import MOVED, SPLIT_DATE, Case
+from planner_cases_sealed import MOVED as SEALED_MOVED
+from planner_cases_sealed import SEALED, SEALED_DATE
+
+CASES = FIRST_CASES + SEALED
 
 pytestmark = pytest.mark.unit
 
@@ -142,9 +147,10 @@ def test_fit_moves_a_constant_towards_the_cases() -> None:
 
 
 def test_the_split_is_dated_and_nothing_was_moved_silently() -> None:
-    assert re.fullmatch(r"\d{4}-\d\d-\d\d", SPLIT_DATE)
-    assert all(reason.strip() for reason in MOVED.values())
-    assert {c.part for c in CASES} == {"tune", "held-out"}
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d", SPLIT_DATE) and re.fullmatch(r"\d{4}-\d\d-\d\d", SEALED_DATE)
+    assert all(reason.strip() for reason in {**MOVED, **SEALED_MOVED}.values())
+    assert {c.part for c in FIRST_CASES} == {"tune", "held-out"}
+    assert all(c.part == "sealed" for c in SEALED)
 
 
 def test_every_case_names_its_source_quote_and_settings() -> None:
@@ -159,7 +165,8 @@ def test_every_case_names_its_source_quote_and_settings() -> None:
 def test_the_parts_share_no_source() -> None:
     tune = {c.source for c in CASES if c.part == "tune"}
     held = {c.source for c in CASES if c.part == "held-out"}
-    assert not tune & held
+    sealed = {c.source for c in CASES if c.part == "sealed"}
+    assert not tune & held and not tune & sealed and not held & sealed
 
 
 def test_at_least_25_cases_and_10_held_out_with_gpu_and_util_known() -> None:
