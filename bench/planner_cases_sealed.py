@@ -13,7 +13,7 @@ flags, model and vLLM version as the source states them, and the source's addres
 
 from __future__ import annotations
 
-from planner_cases import HF, SEARCH, Case, cfg
+from planner_cases import HF, QWEN25_05B, QWEN25_MATH_15B, SEARCH, Case, cfg, shape
 
 SEALED_DATE = "2026-12-01"
 # Cases moved between parts after their error was seen: name -> reason. Empty: none was moved.
@@ -69,6 +69,100 @@ GRANITE_30_3B_A800M = {  # ibm-granite/granite-3.0-3b-a800m-instruct
     "torch_dtype": "bfloat16",
 }
 L40S_TOTAL = "L40S total as vLLM prints it in vllm#15815 (total_gpu_memory (44.42GiB)), as planner_cases uses"
+
+# --- model shapes --------------------------------------------------------------------------------------------------
+
+QWEN3_17B = {  # Qwen/Qwen3-1.7B
+    "architectures": ["Qwen3ForCausalLM"],
+    "num_hidden_layers": 28,
+    "hidden_size": 2048,
+    "num_attention_heads": 16,
+    "num_key_value_heads": 8,
+    "head_dim": 128,
+    "intermediate_size": 6144,
+    "vocab_size": 151936,
+    "max_position_embeddings": 40960,
+    "tie_word_embeddings": True,
+    "torch_dtype": "bfloat16",
+}
+QWEN3_17B_SOURCE = (
+    HF.format("Qwen/Qwen3-1.7B") + " (a public copy quoted in a test fixture, '_name_or_path': 'Qwen/Qwen3-1.7B', "
+    "agrees: hidden 2048, intermediate 6144, 16 heads, 8 KV heads, 28 layers, head_dim 128, vocab 151936, tied "
+    "embeddings; max_position_embeddings 40960 as every Qwen3 dense config; find it with "
+    + SEARCH.format("%22test_inspect_qwen3_checkpoint_recognizes_1_7b_tied_embeddings%22")
+    + ")"
+)
+AWQ_4BIT = {"bits": 4, "group_size": 128, "quant_method": "awq", "version": "gemm", "zero_point": True}
+QWEN3_8B_AWQ = cfg("Qwen3-8B", torch_dtype="float16", quantization_config=AWQ_4BIT)  # Qwen/Qwen3-8B-AWQ
+QWEN25_15B_INSTRUCT = shape(QWEN25_MATH_15B, max_position_embeddings=32768)  # Qwen/Qwen2.5-1.5B-Instruct
+QWEN25_15B_INSTRUCT_AWQ = shape(  # Qwen/Qwen2.5-1.5B-Instruct-AWQ
+    QWEN25_15B_INSTRUCT, torch_dtype="float16", quantization_config=AWQ_4BIT
+)
+LLAMA3_70B_AWQ = {  # TechxGenus/Meta-Llama-3-70B-Instruct-AWQ (Meta-Llama-3-70B-Instruct shape, 4-bit AWQ)
+    "architectures": ["LlamaForCausalLM"],
+    "num_hidden_layers": 80,
+    "hidden_size": 8192,
+    "num_attention_heads": 64,
+    "num_key_value_heads": 8,
+    "intermediate_size": 28672,
+    "vocab_size": 128256,
+    "max_position_embeddings": 8192,
+    "tie_word_embeddings": False,
+    "torch_dtype": "float16",
+    "quantization_config": AWQ_4BIT,
+}
+
+# --- GPU totals ----------------------------------------------------------------------------------------------------
+
+RTX5090_TOTAL = (
+    "RTX 5090 total as torch reports it: 'GPU 0 has a total capacity of 31.36 GiB' (the most common figure in "
+    "public OOM messages; 31.34, 31.37 and 31.39 GiB are also seen, so +-0.03 GiB, i.e. +-0.03 GiB of budget at 0.9)"
+)
+RTX5060TI_TOTAL = (
+    "RTX 5060 Ti 16GB total as torch reports it, 'GPU 0 has a total capacity of 15.48 GiB' (several public notes, "
+    "one saying 'RTX 5060 Ti (15.48 GiB usable)'; a Vast.ai 2x 5060 Ti log also prints 'per-GPU total: 15.48 GiB'). "
+    "Consistent with this source's own nvidia-smi: 16,311 MiB total, 15 MiB used, 15,834 MiB free (16311-462)"
+)
+H200_TOTAL = (
+    "H200 141GB total as torch reports it: 'GPU 0 has a total capacity of 139.80 GiB' (most public OOM messages; "
+    "139.81 and 139.72 also seen); not printed by this source, which names the card only as 'H200'"
+)
+V100_32_TOTAL = (
+    "V100 32GB total as vLLM printed it in planner_cases (total_gpu_memory 31.74GiB); the source's config.py "
+    "names a V100 (80 SMs, 6 MB L2) and the log shows a compute capability below 8.0; the 32 GB size is implied by "
+    "14.25 GiB of weights plus 13.1 GiB of KV cache at util 0.9"
+)
+A100_40_TOTAL = (
+    "A100-SXM4-40GB total as torch reports it, 39.49 GiB ('NVIDIA A100-SXM4-40GB (39.49 GiB usable)' and "
+    "'(39.49 GB)' in several public notes; 39.4-39.6 also seen, so +-0.1 GiB); this source shows nvidia-smi "
+    "40960MiB total and 39062MiB used after the start"
+)
+T4_SOURCE = "printed by the notebook with torch: 'GPU 0: Tesla T4; free=14.46 GiB / total=14.56 GiB'"
+
+# --- sources ---------------------------------------------------------------------------------------------------------
+
+WHET_URL = SEARCH.format("%22GPU+KV+cache+size%3A+226%2C800+tokens%22")
+SOROUSH = "https://github.com/SoroushVahidi/llm-serving-heuristic-evolution/blob/{}/experiments/real_vllm_mechanism_validation_v1/"
+SOROUSH_SOURCE = "SoroushVahidi/llm-serving-heuristic-evolution"
+SOROUSH_MODEL_SOURCE = (
+    HF.format("Qwen/Qwen2.5-0.5B-Instruct") + " (the source's own summary of its config: 'Qwen2, 24 layers, hidden "
+    "size 896, 14 attention heads, 2 KV heads, bf16, max position embeddings 32,768'; same shape as Qwen2.5-0.5B)"
+)
+AVATAR = "https://github.com/kishuxz/multimodal-avatar/blob/{}/"
+AVATAR_SOURCE = "kishuxz/multimodal-avatar"
+AVATAR_VERSION = "0.19.1 ('version 0.19.1' banner, 'Initializing a V1 LLM engine (v0.19.1)')"
+AVATAR_GPU = (
+    "NVIDIA H200 (docs/decisions.md, 'H200 environment rebuild: forced down to vLLM 0.19.1'; driver 570.124.06)"
+)
+AVATAR_NOTE = (
+    "Committed startup-only server log (results/h200/), copied by scripts/sweep.sh right after the server was ready "
+    "and cold. docs/decisions.md quotes this fp16 arm's 'Available KV cache memory: 120.53 GiB' and 'GPU KV cache "
+    "size: 4,513,888 tokens' 'at --gpu-memory-utilization 0.9' on the H200 pod. vLLM 0.19.1 computes a CUDA-graph "
+    "estimate but does not yet subtract it (it prints the util that would keep the KV size once it does). Prefix "
+    "caching off, chunked prefill on with the printed max_num_batched_tokens=8192, cudagraph FULL_AND_PIECEWISE up "
+    "to 512. The log also prints 'Overriding num_gpu_blocks=0 with num_gpu_blocks_override=512' during the graph "
+    "profile (a dummy pool, not the final one)."
+)
 
 SEALED: list[Case] = [
     Case(
@@ -351,6 +445,418 @@ SEALED: list[Case] = [
         "code: 1536 hidden, 32 layers, 24 heads, 8 KV heads, 512 expert intermediate, 40 experts, 8 per token, vocab "
         "49155, tied; 3.0 has 4096 positions, which the log's 'Maximum concurrency for 4096' confirms)",
     ),
+    Case(
+        "Qwen3-1.7B, RTX 5090, util 0.90, V1 0.26.0, len 34816, max_num_seqs 64",
+        WHET_URL,
+        QWEN3_17B,
+        31.36,
+        0.90,
+        226800,
+        max_model_len=34816,
+        max_num_seqs=64,
+        estimate_cudagraphs=True,
+        note="Activity log '005 - P3: seed harvest + seed register corpus' of a project whose machines are "
+        "'turing' (RTX 5090 32 GB, driver 595.71.05, activity 000 'turing reset + two-machine survey') and 'spark' "
+        "(DGX Spark); its activity 001 pins 'vllm | 0.26.0' on both machines, and activity 005 itself says 'vLLM "
+        "0.26.0 supports return_token_ids'. The server is the only GPU job on turing while it runs (the runbook "
+        "moves scoring to spark because it 'cannot share turing's GPU with the resident vLLM server at "
+        "--gpu-memory-utilization 0.90'). The KV figure is quoted in the author's prose (bold), not as a raw log "
+        "line. Repository not identified by name in the index; the URL searches the exact sentence. CUDA graphs on "
+        "(no --enforce-eager), so vLLM >= 0.21 subtracts its CUDA-graph estimate.",
+        part="sealed",
+        vllm="0.26.0",
+        source="code: whetstone activity log (turing RTX 5090, Qwen3-1.7B)",
+        log="whetstone 005 Qwen3-1.7B turing server",
+        quote=(
+            "Reported **GPU KV cache size: 226,800 tokens**, max concurrency 6.51\u00d7 at full\n34,816-token requests.",
+        ),
+        reported="tokens",
+        gpu="RTX 5090 32 GB ('turing', activity 000: 'RTX 5090, **32 GB VRAM**, driver 595.71.05')",
+        gpu_source=RTX5090_TOTAL,
+        version="0.26.0 (activity 001's verified stack 'vllm | **0.26.0**'; activity 005: 'vLLM 0.26.0 supports "
+        "return_token_ids')",
+        flags="vllm serve Qwen/Qwen3-1.7B --port 8000 --max-model-len 34816 --max-num-seqs 64 "
+        "--gpu-memory-utilization 0.90",
+        model_source=QWEN3_17B_SOURCE,
+    ),
+    Case(
+        "Qwen3-8B-AWQ, Tesla T4 (14.56 GiB), util 0.78, V1 0.20.0, len 4096, eager, max_num_seqs 8",
+        SEARCH.format("%22GPU+KV+cache+size%3A+34%2C848+tokens%22"),
+        QWEN3_8B_AWQ,
+        14.56,
+        0.78,
+        34848,
+        max_model_len=4096,
+        max_num_seqs=8,
+        batched_tokens=8192,
+        enforce_eager=True,
+        note="A Markdown summary of a Kaggle notebook's executed outputs (court_llm_descriptor_qwen3_8b_awq.ipynb, "
+        "Swiss court descriptor extraction); the log lines are quoted in backticks inside the summary, not as a "
+        "raw log. Kaggle dual T4 with CUDA_VISIBLE_DEVICES=0 (gpu_mode='single', tensor_parallel_size=1). Executed "
+        "Config overrides: gpu_memory_utilization=0.78, max_num_seqs=8, enforce_eager=True, quantization="
+        "'awq_marlin', force_triton_attention=True (TRITON_ATTN); max_model_len=4096 from the Config dataclass and "
+        "'Using max model len 4096'. Weights from Kaggle's qwen-lm/qwen-3/transformers/8b-awq (the Qwen3-8B-AWQ "
+        "checkpoint, 'Checkpoint size: 5.68 GiB'), dtype printed as torch.float16. LLM class, so the printed "
+        "max_num_batched_tokens=8192 is the offline default of that release. Repository not identified in the "
+        "index; the URL searches the KV line.",
+        part="sealed",
+        vllm="0.20.0",
+        source="code: Swiss court LLM descriptor notebook summary (Kaggle T4)",
+        log="court_llm_descriptor_qwen3_8b_awq Kaggle T4",
+        quote=(
+            "Using max model len 4096",
+            "Chunked prefill is enabled with max_num_batched_tokens=8192.",
+            "Enforce eager set, disabling torch.compile and CUDAGraphs.",
+            "Initializing a V1 LLM engine (v0.20.0)",
+            "Model loading took 5.71 GiB memory and 57.270029 seconds",
+            "Available KV cache memory: 4.79 GiB",
+            "GPU KV cache size: 34,848 tokens",
+            "Maximum concurrency for 4,096 tokens per request: 8.51x",
+        ),
+        reported="tokens",
+        gpu="Tesla T4 (Kaggle, one of two; 'GPU 0: Tesla T4; free=14.46 GiB / total=14.56 GiB')",
+        gpu_source=T4_SOURCE,
+        version="0.20.0 ('Initializing a V1 LLM engine (v0.20.0)')",
+        flags="vllm.LLM(model=<Kaggle Qwen3-8B-AWQ>, quantization='awq_marlin', tensor_parallel_size=1, "
+        "gpu_memory_utilization=0.78, max_model_len=4096, max_num_seqs=8, enforce_eager=True, "
+        "disable_custom_all_reduce=True), VLLM_ATTENTION_BACKEND=TRITON_ATTN",
+        model_source=HF.format("Qwen/Qwen3-8B-AWQ")
+        + " (tests/data/models/Qwen3-8B shape with float16 and 4-bit AWQ, as QWEN3_14B_AWQ)",
+    ),
+    Case(
+        "Qwen2.5-0.5B-Instruct, RTX 5060 Ti (15.48 GiB), util 0.35, V1 0.27.1, len 4096, eager, no chunked prefill",
+        SOROUSH.format("2345cfa064c6d799b47bfc512bdb1b33b33d2992") + "gpu_memory_probe.json",
+        QWEN25_05B,
+        15.48,
+        0.35,
+        364592,
+        max_model_len=4096,
+        max_num_seqs=4,
+        batched_tokens=4096,
+        enforce_eager=True,
+        note="'real_vllm_runtime_probe_v1' report (2026-08-24) and its JSON artifacts: the chunked-prefill-disabled "
+        "server (--no-enable-chunked-prefill --max-num-batched-tokens 4096, prefix caching off, block 16, eager). "
+        "gpu_memory_probe.json records 'nvidia_smi_used_mib_during_server': 5603. The figures are the report's "
+        "lower-case transcription of the server log ('available kv cache memory', 'model load'), not raw lines. "
+        "Flags from probe_config.json @80707c6 and prefill_decode_local_v1/server_configs.json. "
+        "VLLM_USE_FLASHINFER_SAMPLER=0.",
+        part="sealed",
+        vllm="0.27.1",
+        source=SOROUSH_SOURCE,
+        log="SoroushVahidi probe chunked-prefill disabled",
+        quote=(
+            "model load: 0.93 GiB",
+            "available KV cache memory: 4.17 GiB",
+            "GPU KV cache size: 364,592 tokens",
+            "maximum concurrency for 4,096 tokens/request: 89.01x",
+            '"kv_cache_tokens": 364592',
+        ),
+        reported="tokens",
+        gpu="NVIDIA GeForce RTX 5060 Ti (report: 'VRAM | 16,311 MiB', compute capability 12.0, driver 580.173.02)",
+        gpu_source=RTX5060TI_TOTAL,
+        version="0.27.1 (report's installed-versions table: 'vLLM | 0.27.1', PyTorch 2.13.0+cu130)",
+        flags="vllm serve <Qwen2.5-0.5B-Instruct snapshot> --served-model-name qwen05b-local --host 127.0.0.1 "
+        "--port 8051 --gpu-memory-utilization 0.35 --max-model-len 4096 --max-num-seqs 4 "
+        "--max-num-batched-tokens 4096 --block-size 16 --no-enable-prefix-caching --enforce-eager "
+        "--no-enable-chunked-prefill",
+        model_source=SOROUSH_MODEL_SOURCE,
+    ),
+    Case(
+        "Qwen2.5-0.5B-Instruct, RTX 5060 Ti (15.48 GiB), util 0.35, V1 0.27.1, len 4096, eager, batched 512",
+        SOROUSH.format("2345cfa064c6d799b47bfc512bdb1b33b33d2992") + "gpu_memory_probe.json",
+        QWEN25_05B,
+        15.48,
+        0.35,
+        375200,
+        max_model_len=4096,
+        max_num_seqs=4,
+        batched_tokens=512,
+        enforce_eager=True,
+        note="Same report, the chunked-prefill-enabled server (--enable-chunked-prefill --max-num-batched-tokens "
+        "512); everything else as the disabled-mode start. vLLM logged 'Chunked prefill is enabled with "
+        "max_num_batched_tokens=512'. 'nvidia_smi_used_mib_during_server': 5743. The pair differs only in the "
+        "batch budget (4096 vs 512 tokens): 0.12 GiB more KV at 512.",
+        part="sealed",
+        vllm="0.27.1",
+        source=SOROUSH_SOURCE,
+        log="SoroushVahidi probe chunked-prefill enabled",
+        quote=(
+            "Chunked prefill is enabled with max_num_batched_tokens=512",
+            "model load: 0.93 GiB",
+            "available KV cache memory: 4.29 GiB",
+            "GPU KV cache size: 375,200 tokens",
+            "maximum concurrency for 4,096 tokens/request: 91.60x",
+            '"kv_cache_tokens": 375200',
+        ),
+        reported="tokens",
+        gpu="NVIDIA GeForce RTX 5060 Ti (report: 'VRAM | 16,311 MiB')",
+        gpu_source=RTX5060TI_TOTAL,
+        version="0.27.1 (report's installed-versions table)",
+        flags="vllm serve <Qwen2.5-0.5B-Instruct snapshot> --served-model-name qwen05b-local --host 127.0.0.1 "
+        "--port 8052 --gpu-memory-utilization 0.35 --max-model-len 4096 --max-num-seqs 4 "
+        "--max-num-batched-tokens 512 --block-size 16 --no-enable-prefix-caching --enforce-eager "
+        "--enable-chunked-prefill",
+        model_source=SOROUSH_MODEL_SOURCE,
+    ),
+    Case(
+        "Qwen2.5-1.5B-Instruct, H200 (139.80 GiB), util 0.90 (default), V1 0.19.1, len 32768 (default)",
+        AVATAR.format("531cd9fbe6916675e6e170677fb345878c2b4c71") + "results/h200/server_log_fp16_pcoff.txt",
+        QWEN25_15B_INSTRUCT,
+        139.80,
+        0.90,
+        4513888,
+        max_model_len=32768,
+        batched_tokens=8192,
+        note=AVATAR_NOTE + " The same figures are printed by two more starts of this configuration in the "
+        "repository (server_log_fp16_pcoff.txt @6d7a928, 20:15; server_log_perplexity_fp16.txt @3c85a15, 21:14).",
+        part="sealed",
+        vllm="0.19.1",
+        source=AVATAR_SOURCE,
+        log="multimodal-avatar H200 fp16 pcoff 08-07 19:24",
+        quote=(
+            "(APIServer pid=7468) INFO 08-07 19:24:43 [utils.py:233] non-default args: {'model_tag': "
+            "'Qwen/Qwen2.5-1.5B-Instruct', 'host': '0.0.0.0', 'model': 'Qwen/Qwen2.5-1.5B-Instruct', "
+            "'enable_prefix_caching': False}",
+            "(APIServer pid=7468) INFO 08-07 19:24:43 [model.py:1678] Using max model len 32768",
+            "(APIServer pid=7468) INFO 08-07 19:24:43 [scheduler.py:238] Chunked prefill is enabled with "
+            "max_num_batched_tokens=8192.",
+            "(EngineCore pid=7693) INFO 08-07 19:24:56 [gpu_model_runner.py:4820] Model loading took 2.89 GiB memory "
+            "and 3.847991 seconds",
+            "(EngineCore pid=7693) INFO 08-07 19:24:59 [monitor.py:76] Initial profiling/warmup run took 0.10 s",
+            "(EngineCore pid=7693) INFO 08-07 19:25:06 [gpu_model_runner.py:5955] Estimated CUDA graph memory: 0.49 "
+            "GiB total",
+            "(EngineCore pid=7693) INFO 08-07 19:25:06 [gpu_worker.py:436] Available KV cache memory: 120.53 GiB",
+            "(EngineCore pid=7693) INFO 08-07 19:25:06 [gpu_worker.py:470] In v0.19, CUDA graph memory profiling "
+            "will be enabled by default (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1), which more accurately accounts "
+            "for CUDA graph memory during KV cache allocation. To try it now, set "
+            "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1 and increase --gpu-memory-utilization from 0.9000 to 0.9035 "
+            "to maintain the same effective KV cache size.",
+            "(EngineCore pid=7693) INFO 08-07 19:25:06 [kv_cache_utils.py:1319] GPU KV cache size: 4,513,888 tokens",
+            "(EngineCore pid=7693) INFO 08-07 19:25:06 [kv_cache_utils.py:1324] Maximum concurrency for 32,768 "
+            "tokens per request: 137.75x",
+            "(EngineCore pid=7693) INFO 08-07 19:25:10 [gpu_model_runner.py:6046] Graph capturing finished in 3 "
+            "secs, took 0.68 GiB",
+        ),
+        reported="tokens",
+        gpu=AVATAR_GPU,
+        gpu_source=H200_TOTAL,
+        version=AVATAR_VERSION,
+        flags="vllm serve Qwen/Qwen2.5-1.5B-Instruct --host 0.0.0.0 --no-enable-prefix-caching",
+        model_source=HF.format("Qwen/Qwen2.5-1.5B-Instruct")
+        + " (Qwen2.5-Math-1.5B shape: 28 layers, 1536 hidden, 12 heads, 2 KV heads, 8960 intermediate, tied; "
+        "max_position_embeddings 32768 as the log's 'Using max model len 32768')",
+    ),
+    Case(
+        "Qwen2.5-1.5B-Instruct-AWQ, H200 (139.80 GiB), util 0.90 (default), V1 0.19.1, len 32768 (default)",
+        AVATAR.format("531cd9fbe6916675e6e170677fb345878c2b4c71") + "results/h200/server_log_awq.txt",
+        QWEN25_15B_INSTRUCT_AWQ,
+        139.80,
+        0.90,
+        4579824,
+        max_model_len=32768,
+        batched_tokens=8192,
+        note=AVATAR_NOTE + " AWQ arm: awq_marlin (MacheteLinearKernel), dtype float16.",
+        part="sealed",
+        vllm="0.19.1",
+        source=AVATAR_SOURCE,
+        log="multimodal-avatar H200 awq 08-07 19:27",
+        quote=(
+            "(APIServer pid=8945) INFO 08-07 19:27:12 [utils.py:233] non-default args: {'model_tag': "
+            "'Qwen/Qwen2.5-1.5B-Instruct-AWQ', 'host': '0.0.0.0', 'model': 'Qwen/Qwen2.5-1.5B-Instruct-AWQ', "
+            "'enable_prefix_caching': False}",
+            "(APIServer pid=8945) INFO 08-07 19:27:12 [awq_marlin.py:245] The model is convertible to awq_marlin "
+            "during runtime. Using awq_marlin kernel.",
+            "(EngineCore pid=9154) INFO 08-07 19:27:25 [gpu_model_runner.py:4820] Model loading took 1.13 GiB memory "
+            "and 3.072082 seconds",
+            "(EngineCore pid=9154) INFO 08-07 19:27:30 [gpu_model_runner.py:5955] Estimated CUDA graph memory: 0.59 "
+            "GiB total",
+            "(EngineCore pid=9154) INFO 08-07 19:27:30 [gpu_worker.py:436] Available KV cache memory: 122.29 GiB",
+            "(EngineCore pid=9154) INFO 08-07 19:27:30 [kv_cache_utils.py:1319] GPU KV cache size: 4,579,824 tokens",
+            "(EngineCore pid=9154) INFO 08-07 19:27:30 [kv_cache_utils.py:1324] Maximum concurrency for 32,768 "
+            "tokens per request: 139.77x",
+            "(EngineCore pid=9154) INFO 08-07 19:27:32 [gpu_model_runner.py:6046] Graph capturing finished in 2 "
+            "secs, took 0.67 GiB",
+        ),
+        reported="tokens",
+        gpu=AVATAR_GPU,
+        gpu_source=H200_TOTAL,
+        version=AVATAR_VERSION,
+        flags="vllm serve Qwen/Qwen2.5-1.5B-Instruct-AWQ --host 0.0.0.0 --no-enable-prefix-caching",
+        model_source=HF.format("Qwen/Qwen2.5-1.5B-Instruct-AWQ")
+        + " (Qwen2.5-1.5B-Instruct shape, float16, 4-bit AWQ group 128; values not re-read from a copy of this "
+        "file: the log confirms Qwen2ForCausalLM, float16, awq)",
+    ),
+    Case(
+        "Qwen2.5-1.5B-Instruct --quantization fp8, H200 (139.80 GiB), util 0.90 (default), V1 0.19.1, len 32768",
+        AVATAR.format("83173fc91c09749d66dd40180f33d4216a89251e") + "results/h200/server_log_fp8.txt",
+        shape(QWEN25_15B_INSTRUCT, quantization_config={"quant_method": "fp8"}),
+        139.80,
+        0.90,
+        4559616,
+        max_model_len=32768,
+        batched_tokens=8192,
+        note=AVATAR_NOTE + " FP8 arm: the bf16 checkpoint quantised online by --quantization fp8 "
+        "('Selected CutlassFP8ScaledMMLinearKernel for Fp8OnlineLinearMethod'); the Hub config.json has no "
+        "quantization_config, the one in this case's model dict stands for the flag.",
+        part="sealed",
+        vllm="0.19.1",
+        source=AVATAR_SOURCE,
+        log="multimodal-avatar H200 fp8 08-07 19:28",
+        quote=(
+            "(APIServer pid=9658) INFO 08-07 19:28:24 [utils.py:233] non-default args: {'model_tag': "
+            "'Qwen/Qwen2.5-1.5B-Instruct', 'host': '0.0.0.0', 'model': 'Qwen/Qwen2.5-1.5B-Instruct', "
+            "'quantization': 'fp8', 'enable_prefix_caching': False}",
+            "(EngineCore pid=9873) INFO 08-07 19:28:34 [__init__.py:261] Selected CutlassFP8ScaledMMLinearKernel for "
+            "Fp8OnlineLinearMethod",
+            "(EngineCore pid=9873) INFO 08-07 19:28:36 [gpu_model_runner.py:4820] Model loading took 1.67 GiB memory "
+            "and 1.626075 seconds",
+            "(EngineCore pid=9873) INFO 08-07 19:28:41 [gpu_model_runner.py:5955] Estimated CUDA graph memory: 0.59 "
+            "GiB total",
+            "(EngineCore pid=9873) INFO 08-07 19:28:41 [gpu_worker.py:436] Available KV cache memory: 121.76 GiB",
+            "(EngineCore pid=9873) INFO 08-07 19:28:41 [kv_cache_utils.py:1319] GPU KV cache size: 4,559,616 tokens",
+            "(EngineCore pid=9873) INFO 08-07 19:28:41 [kv_cache_utils.py:1324] Maximum concurrency for 32,768 "
+            "tokens per request: 139.15x",
+            "(EngineCore pid=9873) INFO 08-07 19:28:44 [gpu_model_runner.py:6046] Graph capturing finished in 2 "
+            "secs, took 0.65 GiB",
+        ),
+        reported="tokens",
+        gpu=AVATAR_GPU,
+        gpu_source=H200_TOTAL,
+        version=AVATAR_VERSION,
+        flags="vllm serve Qwen/Qwen2.5-1.5B-Instruct --host 0.0.0.0 --quantization fp8 --no-enable-prefix-caching",
+        model_source=HF.format("Qwen/Qwen2.5-1.5B-Instruct")
+        + " with quantization_config standing for --quantization fp8",
+    ),
+    Case(
+        "Qwen2.5-7B-Instruct fp16, V100 32GB, util 0.90 (default), V1 0.18.0, len 32768 (default), eager, LLM class",
+        "https://github.com/wangpeiwen/gpu-util-interference/blob/5c553eac65004fb4e79b631498c8744f740dd92f/"
+        "mlwd/sensitivity/data_bak.md",
+        cfg("Qwen2.5-7B-Instruct", torch_dtype="float16"),
+        31.74,
+        0.90,
+        245360,
+        max_model_len=32768,
+        batched_tokens=8192,
+        enforce_eager=True,
+        note="Terminal capture of 'python3 -m mlwd.collect_all --model /data/Qwen/Qwen2.5-7B-Instruct --stage "
+        "sensitivity' (an interference-sensitivity study). The LLM is built in-process with dtype float16 and "
+        "enforce_eager; no gpu_memory_utilization among the non-default args, so the 0.9 default. The stress "
+        "kernels run only after the model is loaded ('[Sensitivity] Model loaded.' precedes them). Prefix caching "
+        "on (default). TRITON_ATTN backend (FA2 needs compute capability 8).",
+        part="sealed",
+        vllm="0.18.0",
+        source="wangpeiwen/gpu-util-interference",
+        log="gpu-util-interference Qwen2.5-7B V100 03-27 12:18",
+        quote=(
+            "INFO 03-27 12:18:25 [utils.py:233] non-default args: {'trust_remote_code': True, 'dtype': 'float16', "
+            "'disable_log_stats': True, 'enforce_eager': True, 'model': '/data/Qwen/Qwen2.5-7B-Instruct'}",
+            "INFO 03-27 12:18:25 [model.py:1582] Using max model len 32768",
+            "INFO 03-27 12:18:25 [scheduler.py:231] Chunked prefill is enabled with max_num_batched_tokens=8192.",
+            "(EngineCore pid=9011) ERROR 03-27 12:18:33 [fa_utils.py:145] Cannot use FA version 2 is not supported "
+            "due to FA2 is only supported on devices with compute capability >= 8",
+            "(EngineCore pid=9011) INFO 03-27 12:24:19 [gpu_model_runner.py:4566] Model loading took 14.25 GiB memory "
+            "and 345.277135 seconds",
+            "(EngineCore pid=9011) INFO 03-27 12:24:24 [gpu_worker.py:456] Available KV cache memory: 13.1 GiB",
+            "(EngineCore pid=9011) INFO 03-27 12:24:24 [kv_cache_utils.py:1316] GPU KV cache size: 245,360 tokens",
+            "(EngineCore pid=9011) INFO 03-27 12:24:24 [kv_cache_utils.py:1321] Maximum concurrency for 32,768 "
+            "tokens per request: 7.49x",
+        ),
+        reported="tokens",
+        gpu="V100 (mlwd/config.py: 'V100 hardware parameters', 80 SMs, 6 MB L2, CUDA arch 70); 32 GB implied",
+        gpu_source=V100_32_TOTAL,
+        version="0.18.0 ('Initializing a V1 LLM engine (v0.18.0)')",
+        flags="vllm.LLM(model='/data/Qwen/Qwen2.5-7B-Instruct', trust_remote_code=True, dtype='float16', "
+        "disable_log_stats=True, enforce_eager=True)",
+        model_source="tests/data/models/Qwen2.5-7B-Instruct with torch_dtype float16 (the log: 'Casting "
+        "torch.bfloat16 to torch.float16')",
+    ),
+    Case(
+        "Qwen3-8B, A100-SXM4-40GB, util 0.90 (default), V1 0.9.2, len 40960 (default)",
+        "https://github.com/dariustanrd/tokenkaki/blob/091ae4c3ad123fffbff2f32eaf688bcb5a5d73ef/blogposts/content/"
+        "1_vllm/yy-mm-dd-behind-the-api-1-vllm-draft.md",
+        cfg("Qwen3-8B"),
+        39.49,
+        0.90,
+        136080,
+        max_model_len=40960,
+        batched_tokens=2048,
+        note="Draft blog post 'behind the API 1: vLLM': one A100 of a DGX (CUDA_VISIBLE_DEVICES=4), the server's "
+        "startup log and the nvidia-smi table after it (GPU 4: 39062MiB / 40960MiB, the vLLM process 39052MiB). "
+        "Prefix caching on (default). 'num_gpu_blocks is: 8505' = 136,080 / 16.",
+        part="sealed",
+        vllm="0.9.2",
+        source="dariustanrd/tokenkaki",
+        log="tokenkaki Qwen3-8B A100-40GB 06-10 10:57",
+        quote=(
+            "INFO 06-10 10:57:31 [api_server.py:1395] vLLM API server version 0.9.2",
+            "INFO 06-10 10:57:31 [cli_args.py:325] non-default args: {'host': '172.17.0.1', 'port': 8001, 'model': "
+            "'Qwen/Qwen3-8B', 'served_model_name': ['Qwen/Qwen3-8B']}",
+            "INFO 06-10 10:57:39 [config.py:1472] Using max model len 40960",
+            "INFO 06-10 10:57:39 [config.py:2285] Chunked prefill is enabled with max_num_batched_tokens=2048.",
+            "INFO 06-10 10:57:57 [gpu_model_runner.py:1801] Model loading took 15.2683 GiB and 3.617503 seconds",
+            "INFO 06-10 10:58:13 [gpu_worker.py:232] Available KV cache memory: 18.69 GiB",
+            "INFO 06-10 10:58:14 [kv_cache_utils.py:716] GPU KV cache size: 136,080 tokens",
+            "INFO 06-10 10:58:14 [kv_cache_utils.py:720] Maximum concurrency for 40,960 tokens per request: 3.32x",
+            "INFO 06-10 10:58:37 [gpu_model_runner.py:2326] Graph capturing finished in 23 secs, took 2.24 GiB",
+            "INFO 06-10 10:58:38 [loggers.py:137] Engine 000: vllm cache_config_info with initialization after "
+            "num_gpu_blocks is: 8505",
+            "|   4  NVIDIA A100-SXM4-40GB          On  | 00000000:C2:00.0 Off |                    0 |",
+            "| N/A   32C    P0              56W / 275W |  39062MiB / 40960MiB |      0%      Default |",
+        ),
+        reported="tokens",
+        gpu="NVIDIA A100-SXM4-40GB (nvidia-smi 40960MiB; driver 535.247.01)",
+        gpu_source=A100_40_TOTAL,
+        version="0.9.2 ('vLLM API server version 0.9.2', 'Initializing a V1 LLM engine (v0.9.2)')",
+        flags="vllm serve Qwen/Qwen3-8B --host 172.17.0.1 --port 8001 --served-model-name Qwen/Qwen3-8B "
+        "(via run-openai-server.sh, 'extra args: <none>')",
+        model_source="tests/data/models/Qwen3-8B",
+    ),
+    Case(
+        "Meta-Llama-3-70B-Instruct-AWQ, 2x L40S, util 0.90 (default), TP2, V1 0.16.0, len 8192 (default)",
+        SEARCH.format("%22GPU+KV+cache+size%3A+132%2C128+tokens%22"),
+        LLAMA3_70B_AWQ,
+        44.42,
+        0.90,
+        132128,
+        tp=2,
+        max_model_len=8192,
+        batched_tokens=2048,
+        note="Lab note 'Lab 1 - vLLM OpenAI Server: Llama 3 70B Instruct (AWQ) on NVIDIA L40S (TP=2)': podman, "
+        "docker.io/vllm/vllm-openai:latest, two GPUs passed in (--device nvidia.com/gpu=0, =1). Defaults apart "
+        "from TP: util 0.9, max_model_len from the config (8192), prefix caching on, CUDA graphs on "
+        "(FULL_AND_PIECEWISE). 'Available KV cache memory' is rank 0's. Repository not identified in the index; "
+        "the URL searches the KV line.",
+        part="sealed",
+        vllm="0.16.0",
+        source="code: Lab 1 Llama 3 70B AWQ on L40S TP2 (rteixeira, shockwave)",
+        log="Llama-3-70B-AWQ 2xL40S TP2 02-27 20:31",
+        quote=(
+            "(APIServer pid=46) INFO 02-27 20:31:36 [utils.py:223] non-default args: {'model_tag': "
+            "'/mnt/shockwave/soundwave/models/llama3-70b-awq', 'api_server_count': 1, 'port': 8002, 'model': "
+            "'/mnt/shockwave/soundwave/models/llama3-70b-awq', 'tensor_parallel_size': 2}",
+            "(APIServer pid=46) INFO 02-27 20:31:43 [model.py:1549] Using max model len 8192",
+            "(APIServer pid=46) INFO 02-27 20:31:44 [awq_marlin.py:162] The model is convertible to awq_marlin during "
+            "runtime. Using awq_marlin kernel.",
+            "(APIServer pid=46) INFO 02-27 20:31:44 [scheduler.py:224] Chunked prefill is enabled with "
+            "max_num_batched_tokens=2048.",
+            "(Worker_TP0 pid=512) INFO 02-27 20:32:31 [gpu_model_runner.py:4221] Model loading took 18.55 GiB memory "
+            "and 31.238919 seconds",
+            "(Worker_TP0 pid=512) INFO 02-27 20:33:05 [gpu_worker.py:373] Available KV cache memory: 20.16 GiB",
+            "(EngineCore_DP0 pid=314) INFO 02-27 20:33:05 [kv_cache_utils.py:1307] GPU KV cache size: 132,128 tokens",
+            "(EngineCore_DP0 pid=314) INFO 02-27 20:33:05 [kv_cache_utils.py:1312] Maximum concurrency for 8,192 "
+            "tokens per request: 16.13x",
+            "(Worker_TP0 pid=512) INFO 02-27 20:33:15 [gpu_model_runner.py:5246] Graph capturing finished in 10 secs, "
+            "took 1.22 GiB",
+        ),
+        reported="tokens",
+        gpu="2x NVIDIA L40S (the lab's title; 'SymmMemCommunicator: Device capability 8.9 not supported')",
+        gpu_source=L40S_TOTAL,
+        version="0.16.0 ('version 0.16.0' banner, 'Initializing a V1 LLM engine (v0.16.0)')",
+        flags="vllm serve /mnt/shockwave/soundwave/models/llama3-70b-awq --port 8002 --tensor-parallel-size 2",
+        model_source=HF.format("TechxGenus/Meta-Llama-3-70B-Instruct-AWQ")
+        + " (Meta-Llama-3-70B-Instruct shape, float16, 4-bit AWQ group 128; not re-read from a copy of this file: "
+        "the log confirms LlamaForCausalLM, float16, awq, max len 8192)",
+    ),
 ]
 
 # Candidates seen and left out, with the reason (decided before the planner was run on them).
@@ -373,4 +879,37 @@ LEFT_OUT: dict[str, str] = {
     "https://blog.huikang.dev/2025/12/28/vllm-logs.html": "gpt-oss-120b (MXFP4 MoE)",
     "code: DSV4 / Gemma4 MTP / DeepseekV4 notes with 'GPU KV cache size'": "MLA or speculative decoding, CPU "
     "offload; GPU and util not all stated",
+    SEARCH.format("%22GPU+KV+cache+size%3A+307%2C184+tokens%22"): "MiniMaxAI/MiniMax-M2.5 (FP8 MoE, 62 layers, 8 KV "
+    "heads) on 4x H100 80GB, TP4, vLLM v0.19.1rc1.dev71+gdd9342e6b, util 0.95, max_model_len 128000, max_num_seqs 10, "
+    "max_num_batched_tokens 8192 (a capacity document quoting logs/service.log): 'Model loading took 53.75 GiB memory', "
+    "'Available KV cache memory: 18.16 GiB', 'GPU KV cache size: 307,184 tokens', 'Maximum concurrency for 128,000 "
+    "tokens per request: 2.40x', and the hint 'increase --gpu-memory-utilization from 0.9500 to 0.9526'. Left out "
+    "only because a full public copy of MiniMax-M2.5's config.json could not be found in the time (GPU 4 of the box "
+    "runs a separate Parakeet service, GPUs 0-3 are this engine's); a good case once the config is established.",
+    SEARCH.format("%22GPU+KV+cache+size%3A+399%2C424+tokens%22"): "MiniMax-M2.5 FP8 on 4x RTX PRO 6000, defaults "
+    "(399,424 tokens at 196,608): community compilation, vLLM version not stated (':latest'), GPU total not printed",
+    SEARCH.format("%22GPU+KV+cache+size%3A+148%2C096+tokens%22"): "Llama-3.1-8B-Instruct on A100, vLLM 0.8.2 "
+    "(gateway-api-inference-extension blog): --enable-lora --max-loras 2 (LoRA)",
+    SEARCH.format("%22GPU+KV+cache+size%3A+246%2C576+tokens%22"): "Qwen3.5-9B on 2x RTX 5090, vLLM 0.20.0: hybrid "
+    "GDN/attention multimodal model (and an MTP run)",
+    SEARCH.format(
+        "%22GPU+KV+cache+size%3A+44%2C832+tokens%22"
+    ): "Qwen3-8B on a Dell GB10 (unified memory), vLLM 0.27.1, "
+    "util 0.20, with/without a KVBM connector: unified memory is outside the planner's model",
+    SEARCH.format(
+        "%22GPU+KV+cache+size%3A+46%2C400+tokens%22"
+    ): "Carnice NVFP4 (Qwen3.5 hybrid) with MTP and fp8 KV on 2x RTX 5060 Ti: hybrid model and speculative decoding",
+    SEARCH.format("%22GPU+KV+cache+size%3A+609%2C100+tokens%22"): "gemma-4-31B (sliding/full hybrid, multimodal) on 2x "
+    "H200, util 0.85: Gemma-4 layout not clear for the planner",
+    SEARCH.format("%22GPU+KV+cache+size%3A+126%2C832+tokens%22"): "Meta-Llama-3.1-70B-Instruct-AWQ-INT4 on RTX PRO "
+    "6000 (0.14.0rc2 dev): model-switching marathon, util and max_model_len not stated, lines abridged",
+    SEARCH.format("%22GPU+KV+cache+size%3A+643%2C232+tokens%22"): "vLLM documentation example (vllm-project/vllm, "
+    "model and GPU not stated)",
+    "code: hybrid/MLA/speculative notes with 'GPU KV cache size' (Qwen3.5/3.6/3.8, DeepSeek-V4, GLM-5.x, MiMo, "
+    "Nemotron-H, gpt-oss, GB10 boxes)": "outside the dense/MoE text-decoder shapes asked for, or spec decode / "
+    "nvfp4 KV / unified memory",
+    "code: test fixtures and parsers quoting 'GPU KV cache size' (1,024 / 100,000 / 230,528 / 501,712 / 635,648 "
+    "tokens ...)": "synthetic strings, not real starts",
+    "code: OpenShift DeepSeek-R1-Distill-Qwen-1.5B demo ('Available KV cache memory: 2.46 GiB')": "no token/block "
+    "line, GPU and util not established",
 }
