@@ -13,7 +13,7 @@ flags, model and vLLM version as the source states them, and the source's addres
 
 from __future__ import annotations
 
-from planner_cases import HF, QWEN25_05B, QWEN25_MATH_15B, SEARCH, Case, cfg, shape
+from planner_cases import HF, LLAMA32_3B, QWEN25_05B, QWEN25_MATH_15B, SEARCH, Case, cfg, shape
 
 SEALED_DATE = "2026-12-01"
 # Cases moved between parts after their error was seen: name -> reason. Empty: none was moved.
@@ -163,6 +163,41 @@ AVATAR_NOTE = (
     "to 512. The log also prints 'Overriding num_gpu_blocks=0 with num_gpu_blocks_override=512' during the graph "
     "profile (a dummy pool, not the final one)."
 )
+
+# --- model shapes ------------------------------------------------------------------------------------------------
+
+QWEN3_4B = {  # Qwen/Qwen3-4B
+    "architectures": ["Qwen3ForCausalLM"],
+    "num_hidden_layers": 36,
+    "hidden_size": 2560,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "head_dim": 128,
+    "intermediate_size": 9728,
+    "vocab_size": 151936,
+    "max_position_embeddings": 40960,
+    "tie_word_embeddings": True,
+    "torch_dtype": "bfloat16",
+}
+RHO_1B = {  # realtreetune/rho-1b-sft-GSM8K: microsoft/rho-math-1b-v0.1 (a TinyLlama-1.1B continual pre-train), SFT'd
+    "architectures": ["LlamaForCausalLM"],
+    "num_hidden_layers": 22,
+    "hidden_size": 2048,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 4,
+    "intermediate_size": 5632,
+    "vocab_size": 32000,
+    "max_position_embeddings": 2048,
+    "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16",
+}
+
+# --- sources -----------------------------------------------------------------------------------------------------
+
+DQ = "https://github.com/jackypanster/deploy-qwen/blob/134cc5283593077495136b3e236bff6d2bea164d/"
+LG = "https://github.com/Q07K/langgraph-mcp-example/blob/afb94e85926fc0afaff5d7893d37bfb090a79951/"
+RG = "https://github.com/eformat/ragit-dev/blob/86cfcd6d42cfe98573b31b0ea956ec8c55a4b56f/"
+GC = "https://github.com/suesie/grpocredit/blob/88b0022f5291931bec979e59cbcc4d53aec31dcc/"
 
 SEALED: list[Case] = [
     Case(
@@ -857,6 +892,182 @@ SEALED: list[Case] = [
         + " (Meta-Llama-3-70B-Instruct shape, float16, 4-bit AWQ group 128; not re-read from a copy of this file: "
         "the log confirms LlamaForCausalLM, float16, awq, max len 8192)",
     ),
+    Case(
+        "Qwen3-30B-A3B (MoE), 4x RTX 2080 Ti 22GB (21.66 GiB), util 0.93, TP4, V0 0.8.5, fp16, len 32768, block 32",
+        DQ + "logs/deploy-32k-startup.log",
+        cfg("Qwen3-30B-A3B", torch_dtype="float16"),
+        21.66,
+        0.93,
+        5867 * 32,
+        tp=4,
+        max_model_len=32768,
+        engine="v0",
+        batched_tokens=4096,
+        block_size=32,
+        note="KV tokens = 5867 blocks x 32 (per TP worker). V0 because the GPUs are Turing ('Compute Capability < 8.0 "
+        "is not supported by the V1 Engine. Falling back to V0.'); XFormers backend. Chunked prefill on with "
+        "max_num_batched_tokens 4096; custom all-reduce disabled; fp16 cast from bf16. The driver rank's profile shows "
+        "1.40 GiB activation peak, the other three ranks 0.25 GiB (and 5.47 GiB KV each); vLLM takes the minimum "
+        "over ranks (the driver's 4.30 GiB). The repository's blog posts also quote a 131K/YaRN start whose lines "
+        "are not self-consistent (left out below)",
+        part="sealed",
+        vllm="0.8.5",
+        source="jackypanster/deploy-qwen",
+        log="deploy-qwen deploy-32k-startup.log",
+        quote=(
+            "INFO 06-03 19:56:36 [api_server.py:1043] vLLM API server version 0.8.5",
+            "WARNING 06-03 19:56:36 [config.py:2972] Casting torch.bfloat16 to torch.float16.",
+            "WARNING 06-03 19:56:45 [arg_utils.py:1658] Compute Capability < 8.0 is not supported by the V1 Engine. "
+            "Falling back to V0. ",
+            "INFO 06-03 19:56:45 [config.py:2003] Chunked prefill is enabled with max_num_batched_tokens=4096.",
+            "INFO 06-03 19:57:21 [model_runner.py:1140] Model loading took 14.2464 GiB and 19.249308 seconds",
+            "WARNING 06-03 19:57:26 [fused_moe.py:668] Using default MoE config. Performance might be sub-optimal! "
+            "Config file not found at /usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/fused_moe/"
+            "configs/E=128,N=192,device_name=NVIDIA_GeForce_RTX_2080_Ti.json",
+            "INFO 06-03 19:57:28 [worker.py:287] Memory profiling takes 5.99 seconds",
+            "INFO 06-03 19:57:28 [worker.py:287] the current vLLM instance can use total_gpu_memory (21.66GiB) x "
+            "gpu_memory_utilization (0.93) = 20.15GiB",
+            "INFO 06-03 19:57:28 [worker.py:287] model weights take 14.25GiB; non_torch_memory takes 0.20GiB; PyTorch "
+            "activation peak memory takes 1.40GiB; the rest of the memory reserved for KV Cache is 4.30GiB.",
+            "(VllmWorkerProcess pid=193) INFO 06-03 19:57:28 [worker.py:287] model weights take 14.25GiB; "
+            "non_torch_memory takes 0.19GiB; PyTorch activation peak memory takes 0.25GiB; the rest of the memory "
+            "reserved for KV Cache is 5.47GiB.",
+            "INFO 06-03 19:57:28 [executor_base.py:112] # cuda blocks: 5867, # CPU blocks: 21845",
+            "INFO 06-03 19:57:28 [executor_base.py:117] Maximum concurrency for 32768 tokens per request: 5.73x",
+            "INFO 06-03 19:58:17 [model_runner.py:1592] Graph capturing finished in 32 secs, took 0.97 GiB",
+        ),
+        reported="blocks",
+        gpu="4x NVIDIA GeForce RTX 2080 Ti with 22 GB (device_name=NVIDIA_GeForce_RTX_2080_Ti; README: '4x NVIDIA "
+        "GPUs (22GB VRAM each, 88GB total)')",
+        gpu_source="printed in the log (total_gpu_memory (21.66GiB))",
+        version="0.8.5 printed ('vLLM API server version 0.8.5', 'Initializing a V0 LLM engine (v0.8.5)'); image "
+        "vllm/vllm-openai:v0.8.5",
+        flags="deploy-32k.sh: vllm/vllm-openai:v0.8.5 --model /qwen/qwen3-30b-a3b --served-model-name coder "
+        "--tensor-parallel-size 4 --dtype half --max-model-len 32768 --max-num-batched-tokens 4096 "
+        "--gpu-memory-utilization 0.93 --block-size 32 --enable-chunked-prefill --swap-space 16 "
+        "--tokenizer-pool-size 56 --disable-custom-all-reduce (args line agrees; max_num_seqs None -> 256)",
+        model_source="tests/data/models/Qwen3-30B-A3B (" + HF.format("Qwen/Qwen3-30B-A3B") + "); weights 14.2464 GiB "
+        "per rank and fused-MoE N=192 (=768/4) agree",
+    ),
+    Case(
+        "Qwen3-4B, RTX 2060 12GB (12.00 GiB, Docker on Windows), util 0.95, V0 0.8.4, fp16, len 10000, max_num_seqs 1",
+        LG + "README.md",
+        shape(QWEN3_4B, torch_dtype="float16"),
+        12.00,
+        0.95,
+        1394 * 16,
+        max_model_len=10000,
+        engine="v0",
+        max_num_seqs=1,
+        note="KV tokens = 1394 blocks x 16. V0: Turing GPU (V1 needs compute capability 8.0) and the log's "
+        "worker.py/executor_base.py lines. max_model_len '10k' (vLLM parses it as 10000: 'Maximum concurrency for "
+        "10000 tokens'); chunked prefill off (len <= 32K), so the profile run is one 10000-token sequence. GPU total "
+        "12.00 GiB exactly is what the card reports under the Windows driver (561.09) via Docker/WSL2",
+        part="sealed",
+        vllm="0.8.4",
+        source="Q07K/langgraph-mcp-example",
+        log="langgraph-mcp-example README Qwen3-4B RTX 2060",
+        quote=(
+            "INFO 05-21 18:17:01 [model_runner.py:1146] Model loading took 7.5552 GiB and 30.643008 seconds",
+            "INFO 05-21 18:17:06 [worker.py:267] Memory profiling takes 5.29 seconds",
+            "INFO 05-21 18:17:06 [worker.py:267] the current vLLM instance can use total_gpu_memory (12.00GiB) x "
+            "gpu_memory_utilization (0.95) = 11.40GiB",
+            "INFO 05-21 18:17:06 [worker.py:267] model weights take 7.56GiB; non_torch_memory takes 0.04GiB; PyTorch "
+            "activation peak memory takes 0.74GiB; the rest of the memory reserved for KV Cache is 3.06GiB.",
+            "INFO 05-21 18:17:06 [executor_base.py:112] # cuda blocks: 1394, # CPU blocks: 1820",
+            "INFO 05-21 18:17:06 [executor_base.py:117] Maximum concurrency for 10000 tokens per request: 2.23x",
+        ),
+        reported="blocks",
+        gpu="NVIDIA GeForce RTX 2060 12GB (README 'Local Run' environment: driver 561.09, CUDA 12.6)",
+        gpu_source="printed in the log (total_gpu_memory (12.00GiB))",
+        version="0.8.4: llm/pyproject.toml pins vllm==0.8.4 and llm/uv.lock (and app/llm/uv.lock of commit 5f1a6a7, "
+        "2025-05-22, the day after the log) lock vllm 0.8.4",
+        flags="docker run ... -e dtype=float16 -e max_num_seqs=1 -e max_model_len=10k qwen3-4b:v1.0.0; entrypoint: "
+        "vllm serve ./Qwen/Qwen3-4B --enable-auto-tool-choice --tool-call-parser hermes --gpu-memory-utilization "
+        "0.95 --dtype $dtype --max-num-seqs $max_num_seqs --max-model-len $max_model_len",
+        model_source=HF.format("Qwen/Qwen3-4B") + " (public copies of its values: 36 layers, 2560 hidden, 32 heads, "
+        "8 KV heads, head_dim 128, 9728 intermediate, vocab 151936, tied); weights 7.5552 GiB agree",
+    ),
+    Case(
+        "Llama-3.2-3B-Instruct GGUF Q8_0, RTX 4070 Laptop 8GB (7.65 GiB), util 0.90, V0 0.8.2, eager, len 10000",
+        RG + "docs/2-local-rag/2-local-rag-langchain.md",
+        shape(LLAMA32_3B, quantization_config={"quant_method": "gguf", "bits": 8}),
+        7.65,
+        0.90,
+        1395 * 16,
+        max_model_len=10000,
+        engine="v0",
+        enforce_eager=True,
+        outside="GGUF weights: the planner does not model GGUF quantization (a GGUF file has no config.json)",
+        note="KV tokens = 1395 blocks x 16. GGUF checkpoint (lmstudio-community/Llama-3.2-3B-Instruct-GGUF, file "
+        "Llama-3.2-3B-Instruct-Q8_0.gguf): vLLM runs GGUF on V0 only; weights 3.26 GiB as loaded (Q8_0 is 8.5 "
+        "bits per weight incl. block scales; the quantization_config here is a stand-in, GGUF files have no "
+        "config.json). Same lines in the repository's llamaindex page (one start)",
+        part="sealed",
+        vllm="0.8.2",
+        source="eformat/ragit-dev",
+        log="ragit-dev local-rag Llama-3.2-3B GGUF",
+        quote=(
+            "INFO 03-29 15:52:45 [model_runner.py:1146] Model loading took 3.2637 GB and 18.052839 seconds",
+            "INFO 03-29 15:53:07 [worker.py:267] Memory profiling takes 21.11 seconds",
+            "INFO 03-29 15:53:07 [worker.py:267] the current vLLM instance can use total_gpu_memory (7.65GiB) x "
+            "gpu_memory_utilization (0.90) = 6.89GiB",
+            "INFO 03-29 15:53:07 [worker.py:267] model weights take 3.26GiB; non_torch_memory takes 0.02GiB; PyTorch "
+            "activation peak memory takes 1.22GiB; the rest of the memory reserved for KV Cache is 2.38GiB.",
+            "INFO 03-29 15:53:07 [executor_base.py:111] # cuda blocks: 1395, # CPU blocks: 2340",
+            "INFO 03-29 15:53:07 [executor_base.py:116] Maximum concurrency for 10000 tokens per request: 2.23x",
+        ),
+        reported="blocks",
+        gpu="NVIDIA GeForce RTX 4070 Laptop, 8GB ('i have a NVIDIA GeForce RTX 4070 - 8GB VRAM on this laptop')",
+        gpu_source="printed in the log (total_gpu_memory (7.65GiB))",
+        version="0.8.2: the page's requirements.txt (docs/2-local-rag/local-rag-langchain/requirements.txt) pins "
+        "vllm==0.8.2; page committed 2025-03-29, same day as the log",
+        flags="python -m vllm.entrypoints.openai.api_server --model ~/rag-langchain/Llama-3.2-3B-Instruct-Q8_0.gguf "
+        "--served-model-name Llama-3.2-3B-Instruct-Q8_0.gguf --quantization gguf --enforce-eager --port 8080 "
+        "--max-model-len=10000",
+        model_source=HF.format("meta-llama/Llama-3.2-3B-Instruct") + " (planner_cases LLAMA32_3B; the GGUF carries "
+        "the same shape), GGUF Q8_0 weights",
+    ),
+    Case(
+        "rho-1b-sft-GSM8K (TinyLlama 1.1B shape), H200 (139.80 GiB), util 0.90, V0 0.6.4.post1, len 2048",
+        GC + "experiment_report_0427.md",
+        RHO_1B,
+        139.80,
+        0.90,
+        365549 * 16,
+        max_model_len=2048,
+        engine="v0",
+        note="KV tokens = 365549 blocks x 16. LLM(...) rollout engine of an RL-credit project's oracle smoke test; no "
+        "trainer on the GPU at start-up (initial_memory_usage 2.71 GiB = weights 2.05 + CUDA context). Prefix "
+        "caching on, chunked prefill off, seed 42, swap 4 GiB; six identical starts in the report (one log here). "
+        "Shape check: 122.71 GiB / (22 layers x 4 KV heads x 64 x 2 x 2 B) / 16 = 365,542 blocks",
+        part="sealed",
+        vllm="0.6.4.post1",
+        source="suesie/grpocredit",
+        log="grpocredit experiment_report_0427 rho-1b H200",
+        quote=(
+            "INFO 04-28 04:07:48 llm_engine.py:249] Initializing an LLM engine (v0.6.4.post1) with config: "
+            "model='realtreetune/rho-1b-sft-GSM8K', ... dtype=torch.bfloat16, max_seq_len=2048, ... "
+            "tensor_parallel_size=1, ... enforce_eager=False, kv_cache_dtype=auto, ... enable_prefix_caching=True",
+            "INFO 04-28 04:07:51 model_runner.py:1077] Loading model weights took 2.0512 GB",
+            "INFO 04-28 04:07:51 worker.py:232] Memory profiling results: total_gpu_memory=139.80GiB "
+            "initial_memory_usage=2.71GiB peak_torch_memory=2.38GiB memory_usage_post_profile=2.81GiB "
+            "non_torch_memory=0.73GiB kv_cache_size=122.71GiB gpu_memory_utilization=0.90",
+            "INFO 04-28 04:07:52 gpu_executor.py:113] # GPU blocks: 365549, # CPU blocks: 11915",
+            "INFO 04-28 04:07:52 gpu_executor.py:117] Maximum concurrency for 2048 tokens per request: 2855.85x",
+            "INFO 04-28 04:08:02 model_runner.py:1518] Graph capturing finished in 8 secs, took 0.16 GiB",
+        ),
+        reported="blocks",
+        gpu="NVIDIA H200 141GB (report: 'one 140 GB H200', host h200-066-044)",
+        gpu_source="printed in the log (total_gpu_memory=139.80GiB)",
+        version="0.6.4.post1 printed (and grpocredit-server2-pip-freeze.txt: vllm==0.6.4.post1, torch 2.5.1+cu124)",
+        flags="vllm.LLM(model='realtreetune/rho-1b-sft-GSM8K', dtype='bfloat16', trust_remote_code=True, "
+        "tensor_parallel_size=1, gpu_memory_utilization=0.9, swap_space=4, enable_prefix_caching=True, seed=42) "
+        "(src/grpocredit/rollout/vllm_runner.py with configs/base_qwen_math.yaml + configs/oracle/rho1b_sft_gsm8k.yaml)",
+        model_source=HF.format("microsoft/rho-math-1b-v0.1") + " shape (TinyLlama-1.1B: 22 layers, 2048 hidden, 32 "
+        "heads, 4 KV heads, 5632 intermediate, vocab 32000, 2048 positions, untied; values as public TinyLlama "
+        "config copies); weights 2.0512 GB and the KV arithmetic above agree",
+    ),
 ]
 
 # Candidates seen and left out, with the reason (decided before the planner was run on them).
@@ -912,4 +1123,43 @@ LEFT_OUT: dict[str, str] = {
     "tokens ...)": "synthetic strings, not real starts",
     "code: OpenShift DeepSeek-R1-Distill-Qwen-1.5B demo ('Available KV cache memory: 2.46 GiB')": "no token/block "
     "line, GPU and util not established",
+    "https://github.com/jackypanster/deploy-qwen (blog-post.md, 131K YaRN start)": "Qwen3-30B-A3B TP4, util 0.92, len "
+    "131072: the quoted lines are not self-consistent ('KV Cache is 4.07GiB' gives 177,8xx tokens = 1.36x, but "
+    "'Maximum concurrency for 131072 tokens per request: 1.21x' is printed; weights 14.27 vs 14.25 GiB) and no log "
+    "file of it is committed; README quotes '0.9X = XX.XXGiB' placeholders",
+    "code: Qwen2.5-Math-1.5B on L40 (total_gpu_memory (44.39GiB) x 0.85, '# CUDA blocks: 78115')": "same author/"
+    "session as planner_cases' used case code:36332 ('(alignment)' prompt, same date 03-01, vLLM 0.7.2): treated as "
+    "the same source",
+    "code: DeepSeek-V2.5 PP2xTP8 on A100-SXM4-40GB ('# cuda blocks: 5302')": "MLA model (DeepSeek-V2), pipeline "
+    "parallel over Ray",
+    "code: DeepSeek-R1 TP8 on 8x H200 ('# cuda blocks: 18418', total_gpu_memory (139.81GiB) x 0.85)": "MLA model",
+    "code: DeepSeek-Coder-V2-Lite on 8x A100 40GB (total_gpu_memory (39.39GiB))": "MLA model; KV block line not in "
+    "the excerpt",
+    "code: InternVL3-78B TP8 on L40S (total_gpu_memory (44.39GiB) x 0.92)": "multimodal (vision) model",
+    "code: Qwen3-VL-30B-A3B AWQ on RTX 4090 48GB ('# cuda blocks: 3671')": "multimodal (video_grid_thw) model",
+    "code: Llama-3.1-405B TP8 ('# GPU blocks: 51554', ROCmFlashAttention)": "AMD MI300X (non-NVIDIA)",
+    "code: '# rocm blocks: 6495' / '# rocm blocks: 37011'": "AMD GPUs (non-NVIDIA)",
+    "code: xinyuwei-david quantization comparison (Llama-3.1-8B '# GPU blocks: 9930', 0.5.4)": "README says H100 80GB "
+    "but 9930 blocks at util 0.9 fits a ~40 GB card (log likely copied from a Colab notebook): GPU uncertain; also an "
+    "already-used author",
+    "code: just-record/vllm_practice (Llama-3.1-8B '# GPU blocks: 2575', 0.6.4.dev26)": "GPU not stated anywhere in "
+    "the repository",
+    "code: Qwen2.5-7B-Instruct '# GPU blocks: 5136' (v0.5.1, Chinese tutorial)": "GPU of the vLLM run not stated",
+    "code: NIM llama3-8b-instruct '# GPU blocks: 27793' / '# GPU blocks: 1504' (NIM 1.0.0, vLLM 0.4.1)": "GPU and "
+    "util not stated",
+    "code: Mistral-7B-Instruct-v0.1 '# GPU blocks: 9010' (vLLM ~0.3, March 2024)": "on a MIG slice (40192MiB); total "
+    "as torch sees it not printed",
+    "code: Qwen2.5-7B-Instruct on a 31.37 GiB RTX 5090 (vLLM source build, 03-12)": "no KV line quoted",
+    "https://github.com/vllm-project/vllm/issues/2382": "Mixtral-8x7B-AWQ TP2 on 2x A100 80GB, util 0.5, v0.2.7, "
+    "'# GPU blocks: 6487': seen only through a wiki excerpt; vLLM 0.2's profile counted NCCL/context memory "
+    "(as planner_cases' #2031 70B case), Mixtral sliding-window config not confirmed",
+    "https://github.com/vllm-project/vllm/issues/12330": "already in planner_cases' LEFT_OUT",
+    "code: Unsloth / LoRA logs ('# cuda blocks: 19813 / 12652 / 88952 / 41366 / 1353')": "LoRA adapters "
+    "(PunicaWrapperGPU) or Unsloth's patched vLLM; 41366/41345 are CosyVoice2's LM",
+    "code: '# cuda blocks: 314' (21.97GiB x 0.95)": "lines abridged/paraphrased ('total_gpu_memory=21.97GiB x ...', "
+    "'KV Cache=1.23GiB'), not vLLM's wording",
+    "code: '# GPU blocks: 37326' (23.98GiB, 'model weights take 0.00GiB')": "model weights 0.00 GiB: not a normal "
+    "start (model not identified)",
+    "code: many '# GPU blocks: 1234 / 2048 / 4096 / 6144 / 7890 / 8192 / 12345' hits": "illustrative or invented "
+    "numbers in docs, tests and tutorials",
 }
