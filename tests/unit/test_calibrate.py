@@ -156,6 +156,31 @@ def test_v1_cpu_backend_kv_cache_size_on_one_line_with_the_concurrency() -> None
     assert abs(calibrated_estimate(tiny, r, gpu=8 * GiB, util=0.9) - 1_048_576) <= BLOCK
 
 
+def test_v1_says_which_sampler_path_it_took() -> None:
+    # vLLM 0.10.1.1's TopKTopPSampler, as two public start-up logs print it (Qwen2-7B-Instruct on A100s):
+    # https://github.com/dennislee22/vLLM-benchmarking/blob/b474d1e053c35c9aef8c02aae4efbc0d8675f033/log/vllm-7B-1gpuA10080GB-0.5GRAM.log
+    # https://github.com/dennislee22/vLLM-benchmarking/blob/b474d1e053c35c9aef8c02aae4efbc0d8675f033/log/vllm-7B-2gpuA10040GB-0.5GRAM-diff-nodes.log
+    kv = "(EngineCore_0 pid=2881) INFO 09-04 01:29:26 [kv_cache_utils.py:849] GPU KV cache size: 464,848 tokens\n"
+    on = (
+        "(EngineCore_0 pid=2881) INFO 09-04 01:29:01 [topk_topp_sampler.py:50] Using FlashInfer for top-p & top-k "
+        "sampling.\n" + kv
+    )
+    off = (
+        "(RayWorkerWrapper pid=1384) WARNING 09-03 04:38:28 [topk_topp_sampler.py:61] FlashInfer is not available. "
+        "Falling back to the PyTorch-native implementation of top-p & top-k sampling. For the best performance, "
+        "please install FlashInfer.\n" + kv
+    )
+    assert read_vllm_log(on).flashinfer_sampler is True
+    assert read_vllm_log(off).flashinfer_sampler is False
+    assert read_vllm_log(kv).flashinfer_sampler is None
+    # calibrated on the start, the plan samples as it did (unless the plan says otherwise)
+    qwen7 = model("Qwen2.5-7B-Instruct")
+    reported = read_vllm_log(on).reported(gpu_bytes=int(79.15 * GiB), util=0.5, max_model_len=16384)
+    assert calibrate(qwen7, reported, PlannerParams(vllm_version="0.10.1.1")).flashinfer_sampler is True
+    told = PlannerParams(vllm_version="0.10.1.1", flashinfer_sampler=False)
+    assert calibrate(qwen7, reported, told).flashinfer_sampler is False
+
+
 # --- V0 and V1 0.7: blocks --------------------------------------------------------------------------------
 
 

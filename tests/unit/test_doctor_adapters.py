@@ -180,3 +180,13 @@ def test_vllm_version_from_a_stand_in_python(tmp_path: Path) -> None:
     version, err = host.vllm_version(str(broken))
     assert version is None and err is not None and "No module named 'vllm'" in err
     assert host.vllm_version(str(tmp_path / "nope"))[1] is not None
+
+
+def test_flashinfer_is_found_without_importing_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    assert host.installed_flashinfer(sys.executable) is False  # the test venv has no FlashInfer
+    package = tmp_path / "flashinfer"
+    package.mkdir()
+    (package / "__init__.py").write_text("raise SystemExit('imported')\n")  # found, never imported
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    assert host.installed_flashinfer(sys.executable) is True
+    assert host.installed_flashinfer(str(tmp_path / "no-python")) is None

@@ -47,6 +47,27 @@ def test_qwen3_moe_reads_experts() -> None:
     assert info.is_moe and info.experts_per_token == 8 and info.moe_intermediate_size == 768
 
 
+def test_mixtral_style_experts_take_their_width_from_intermediate_size() -> None:
+    # mistralai/Mixtral-8x7B-v0.1's config.json: no moe_intermediate_size; each of the 8 experts is 14336 wide.
+    # The model card's 46.7B parameters hold only when the experts are counted at that width.
+    mixtral = {
+        "architectures": ["MixtralForCausalLM"],
+        "num_hidden_layers": 32,
+        "hidden_size": 4096,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "intermediate_size": 14336,
+        "num_local_experts": 8,
+        "num_experts_per_tok": 2,
+        "vocab_size": 32000,
+        "max_position_embeddings": 32768,
+        "torch_dtype": "bfloat16",
+    }
+    info = model_info_from_config(mixtral)
+    assert info.is_moe and info.num_experts == 8 and info.moe_intermediate_size == 14336
+    assert info.param_count() / 1e9 == pytest.approx(46.7, rel=0.02)
+
+
 BASE: dict[str, Any] = {
     "num_hidden_layers": 2,
     "hidden_size": 256,

@@ -162,14 +162,17 @@ class Units(FakeSystemctl):
         return {"InvocationID": self.invocation, "ActiveState": self.active}
 
 
-def guard(root: Path, events: list[Event], active: str = "inactive") -> Daemon:
+def guard(
+    root: Path, events: list[Event], active: str = "inactive", vllm: str | None = None, flashinfer: bool | None = None
+) -> Daemon:
     deps = Deps(
         systemctl=Units(active),
         send=events.append,
         clock=lambda: NOW,
         gpus=lambda: [Gpu(0, "Emulated 24 GiB", 24576, 24576, ())],
         notifier=Notifier(address=""),
-        where=lambda t, g: Where("Emulated 24 GiB 24576MiB", None),  # the emulator is no installed vLLM
+        where=lambda t, g: Where("Emulated 24 GiB 24576MiB", vllm),  # the emulator is no installed vLLM
+        flashinfer=lambda t, version: flashinfer,
     )
     d = Daemon(Paths(root), None, deps)
     d.reconcile()
@@ -263,3 +266,16 @@ def test_a_model_folder_the_planner_cannot_read_is_said_not_fatal(root: Path) ->
     guard(root, events)
     assert [e.kind for e in preflights(events)] == [EventKind.PREFLIGHT]
     assert "--max-model-len=32768" in env_of(root)["VLLM_GUARD_ARGS"]
+
+
+def test_the_installed_sampler_path_reaches_the_preflight(root: Path) -> None:
+    # vLLM 0.10 samples on FlashInfer where it is installed: its profile's sampler holds less, the KV cache is larger
+    def lowered_to(flashinfer: bool) -> int:
+        config(root, "fit", gpu_memory_utilization=0.7, max_model_len=32768)
+        events: list[Event] = []
+        d = guard(root, events, vllm="0.10.1", flashinfer=flashinfer)
+        ts = d.ts(d.targets[0])
+        assert ts.current is not None and ts.current.flags.max_model_len is not None
+        return ts.current.flags.max_model_len
+
+    assert lowered_to(True) > lowered_to(False)

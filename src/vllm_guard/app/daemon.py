@@ -155,7 +155,8 @@ class Daemon(ProbeSupervisor):
             wanted = visible_indices(t.environment)
             seen = {g.index: g.total_mib * MIB for g in gpus or []}
             sizes = [seen[i] for i in wanted if i in seen] if wanted is not None else list(seen.values())
-            fit = check_gpu(t, ts.current, info, sizes, vllm_version=where.vllm)
+            sampler = self.deps.flashinfer(t, where.vllm)
+            fit = check_gpu(t, ts.current, info, sizes, vllm_version=where.vllm, flashinfer_sampler=sampler)
         before = ts.current
         if fit.current is None:
             self.emit(EventKind.PREFLIGHT, f"{t.unit_file}: preflight: {fit.reason}", t, REASON=fit.reason)

@@ -34,7 +34,7 @@ from vllm_guard.app.config_load import (
     read_model_config,
 )
 from vllm_guard.app.gpus import Gpu, read_gpus, why_no_gpus
-from vllm_guard.app.place import where_now
+from vllm_guard.app.place import flashinfer_of, where_now
 from vllm_guard.app.statefile import StateStore
 from vllm_guard.consts import Paths
 from vllm_guard.core.attempt import Attempt, AttemptTracker
@@ -113,6 +113,8 @@ class Deps:
     probes: Callable[[], Any] = _probe_module  # the module with wait_until_answers / probe_once
     where: Callable[[Target, list[Gpu] | None], Where] = where_now  # hardware and installed vLLM version
     kernel_log: Callable[[], bool | None] = _kernel_log_visible  # whether the kernel's messages can be read
+    # whether a target's vLLM (of the given version) samples on FlashInfer: its profile's sampler memory
+    flashinfer: Callable[[Target, str | None], bool | None] = flashinfer_of
 
 
 @dataclass

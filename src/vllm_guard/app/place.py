@@ -1,4 +1,5 @@
-"""Where a target's vLLM runs now: its GPUs (or the CPU) and the vLLM its python has installed."""
+"""Where a target's vLLM runs now: its GPUs (or the CPU), the vLLM its python has installed, and whether that vLLM
+samples on FlashInfer."""
 
 from __future__ import annotations
 
@@ -41,3 +42,16 @@ def where_now(target: Target, gpus: list[Gpu] | None) -> Where:
     hardware = hardware_of(target, [(g.index, GpuModel(g.name, g.total_mib)) for g in gpus] if gpus else None)
     python = python_of(target)
     return Where(hardware, host.installed_vllm_version(python) if python else None)
+
+
+def flashinfer_of(target: Target, vllm_version: str | None) -> bool | None:
+    """Whether the target's vLLM samples top-k/top-p on FlashInfer: installed for its python (~0.2 s to ask), and
+    its environment's VLLM_USE_FLASHINFER_SAMPLER, read by the installed release's rule; None when that cannot
+    tell (``planner.flashinfer_sampler_of``)."""
+    from vllm_guard.core.planner import flashinfer_sampler_of
+
+    python = python_of(target)
+    if python is None:
+        return None
+    env = target.environment.get("VLLM_USE_FLASHINFER_SAMPLER")
+    return flashinfer_sampler_of(vllm_version, host.installed_flashinfer(python), env)

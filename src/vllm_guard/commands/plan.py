@@ -120,6 +120,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "else the one the --calibrate-from log names, else the current releases' rules)",
     )
     p.add_argument(
+        "--flashinfer-sampler",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="whether vLLM samples top-k/top-p on FlashInfer (installed in its python, as in the vllm/vllm-openai "
+        "images; VLLM_USE_FLASHINFER_SAMPLER): its profile's dummy sampler run then holds a fraction of what "
+        "PyTorch's sort holds (default: what the config's target python has installed, else what the "
+        "--calibrate-from log says it used, else the release's pip install)",
+    )
+    p.add_argument(
         "--limit-mm-per-prompt",
         default=None,
         metavar="JSON|M=N,...",
@@ -359,7 +368,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{what} needs {world} GPUs; {len(totals)} given or visible")
 
     calibration_notes: list[str] = []
+    flashinfer: bool | None = args.flashinfer_sampler
+    if flashinfer is None and target is not None:
+        from vllm_guard.app.place import flashinfer_of
+
+        flashinfer = flashinfer_of(target, version_text)
     params = PlannerParams(
+        flashinfer_sampler=flashinfer,
         engine=engine,
         estimate_cudagraphs=args.estimate_cudagraphs,
         enforce_eager=enforce_eager,

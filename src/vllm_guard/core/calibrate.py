@@ -88,6 +88,9 @@ _AVAILABLE = re.compile(r"Available KV cache memory: " + _G + r" ?GiB")
 _REST = re.compile(r"the rest of the memory reserved for KV Cache is " + _G + r" ?GiB")
 _PROFILE_RESULTS = re.compile(r"Memory profiling results:")
 _KV_CACHE_SIZE = re.compile(r"\bkv_cache_size=" + _G + r" ?GiB")
+# V1's TopKTopPSampler (vllm/v1/sample/ops/topk_topp_sampler.py) says which path its sampling takes
+_FLASHINFER_ON = re.compile(r"Using FlashInfer for top-p & top-k sampling")
+_FLASHINFER_OFF = re.compile(r"Falling back to the PyTorch-native implementation of top-p & top-k sampling")
 _TOTAL_EQ = re.compile(r"\btotal_gpu_memory=" + _G + r" ?GiB")
 _UTIL_EQ = re.compile(r"\bgpu_memory_utilization=(\d+(?:\.\d+)?)")
 _NON_TORCH_EQ = re.compile(r"\bnon_torch_memory=" + _G + r" ?GiB")
@@ -183,7 +186,7 @@ KV_KINDS = (*EXACT_KV, "concurrency", "gib")
 # Every wording above holds one of these: a line with none is skipped without trying each pattern.
 _HINTS = re.compile(
     r"KV cache|blocks|memory|max seq len|concurrency|non-default args|Namespace\(|with config|max model len|took|"
-    r"estimated maximum"
+    r"estimated maximum|top-p & top-k sampling"
 )
 
 
@@ -247,6 +250,10 @@ def _figures(message: str) -> list[tuple[str, Any]]:
         out += [("non_torch", _gib(m.group(5))), ("graphs", _gib(m.group(6)))]
         if t := _FREE_TOTAL.search(message):
             out.append(("total", _gib(t.group(2))))
+    if _FLASHINFER_ON.search(message):
+        out.append(("flashinfer", True))
+    elif _FLASHINFER_OFF.search(message):
+        out.append(("flashinfer", False))
     if m := _CACHE_INFO.search(message):
         out.append(("blocks", int(m.group(1))))
     if m := _CPU_SPACE.search(message):
@@ -343,6 +350,7 @@ class LogReading:
     enforce_eager: bool | None = None
     max_num_seqs: int | None = None
     max_num_batched_tokens: int | None = None
+    flashinfer_sampler: bool | None = None  # which top-k/top-p path the start's sampler said it took
     weights_bytes: int | None = None
     activation_bytes: int | None = None
     non_torch_bytes: int | None = None
@@ -383,6 +391,7 @@ class LogReading:
             enforce_eager=self.enforce_eager,
             max_num_seqs=self.max_num_seqs,
             max_num_batched_tokens=self.max_num_batched_tokens,
+            flashinfer_sampler=self.flashinfer_sampler,
             weights_bytes=self.weights_bytes,
             activation_bytes=self.activation_bytes,
             non_torch_bytes=self.non_torch_bytes,
@@ -553,6 +562,7 @@ def read_vllm_log(text: str, *, block_size: int | None = None) -> LogReading:
         enforce_eager=setting("enforce_eager"),
         max_num_seqs=setting("max_num_seqs"),
         max_num_batched_tokens=setting("max_num_batched_tokens"),
+        flashinfer_sampler=setting("flashinfer"),
         weights_bytes=weights,
         activation_bytes=part("activation"),
         non_torch_bytes=part("non_torch"),

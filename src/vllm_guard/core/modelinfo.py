@@ -513,6 +513,7 @@ def model_info_from_config(cfg: Mapping[str, Any], *, where: str = "config.json"
         )
     dtype = c.get("torch_dtype", c.get("dtype", "bfloat16"))
     num_experts = _int(c, "num_experts", "num_local_experts", "n_routed_experts", default=0, where=where)
+    intermediate = _int(c, "intermediate_size", "ffn_hidden_size", default=4 * hidden, where=where)
     return ModelInfo(
         architecture=arch,
         model_type=str(c.get("model_type", "unknown")),
@@ -521,7 +522,7 @@ def model_info_from_config(cfg: Mapping[str, Any], *, where: str = "config.json"
         num_attention_heads=heads,
         kv_heads=kv_heads,
         head_dim=head_dim,
-        intermediate_size=_int(c, "intermediate_size", "ffn_hidden_size", default=4 * hidden, where=where),
+        intermediate_size=intermediate,
         vocab_size=_int(c, "vocab_size", default=0, where=where),
         dtype=dtype if isinstance(dtype, str) else "bfloat16",
         max_position_embeddings=_int(c, "max_position_embeddings", "n_positions", "max_seq_len", where=where),
@@ -530,7 +531,11 @@ def model_info_from_config(cfg: Mapping[str, Any], *, where: str = "config.json"
         quantization=_quantization(c),
         num_experts=num_experts,
         experts_per_token=_int(c, "num_experts_per_tok", "moe_topk", default=0, where=where) if num_experts else 0,
-        moe_intermediate_size=_int(c, "moe_intermediate_size", default=0, where=where) if num_experts else 0,
+        # Qwen-MoE and DeepSeek name each expert's width moe_intermediate_size; Mixtral-style configs
+        # (MixtralForCausalLM, GraniteMoeForCausalLM, PhiMoEForCausalLM: num_local_experts) use intermediate_size
+        moe_intermediate_size=(
+            _int(c, "moe_intermediate_size", default=intermediate, where=where) if num_experts else 0
+        ),
         shared_expert_intermediate_size=(
             _int(c, "shared_expert_intermediate_size", default=0, where=where) if num_experts else 0
         ),

@@ -533,6 +533,29 @@ def sampler_path(params: PlannerParams, rows: int) -> SamplerPath:
     return _sort_path(rows, releases)
 
 
+def flashinfer_sampler_of(vllm_version: str | None, installed: bool | None, env: str | None = None) -> bool | None:
+    """``PlannerParams.flashinfer_sampler`` from what a host shows: FlashInfer installed for the unit's python,
+    the unit's VLLM_USE_FLASHINFER_SAMPLER, the installed release. None when that cannot tell.
+
+    VLLM_USE_FLASHINFER_SAMPLER=0 switches it off, =1 on (where FlashInfer is there). Unset: 0.8.0-0.11.0 use it
+    whenever it imports (vllm/v1/sample/ops/topk_topp_sampler.py); 0.11.1-0.20 only when asked; 0.21 on by
+    default (``sampler_path`` then takes the fused path either way)."""
+    flag = (env or "").strip()
+    if flag in ("0", "1"):
+        return flag == "1" and installed is not False
+    if installed is None:
+        return None
+    if not installed:
+        return False
+    try:
+        v = parse_vllm_version(vllm_version) if vllm_version else None
+    except ValueError:
+        v = None
+    if v is None:
+        return None
+    return v < (0, 11, 1) or v >= (0, 21, 0)
+
+
 def sampler_rows(max_num_seqs: int, batched_tokens: int) -> int:
     """Rows of the dummy sampler run: one per dummy request, min(tokens, max_num_seqs) (gpu_model_runner.py
     _dummy_run)."""
@@ -1442,6 +1465,8 @@ class Reported:
     max_num_seqs: int | None = None  # None: as the plan has it
     max_num_batched_tokens: int | None = None
     vllm_version: str | None = None  # "vLLM API server version X" (None: as the plan has it)
+    # "Using FlashInfer for top-p & top-k sampling" / "... Falling back to the PyTorch-native implementation"
+    flashinfer_sampler: bool | None = None
     weights_bytes: int | None = None  # "model weights take X GiB" / "Model loading took X GiB"
     activation_bytes: int | None = None  # "PyTorch activation peak memory takes X GiB"
     non_torch_bytes: int | None = None  # "non_torch_memory takes X GiB"
@@ -1488,12 +1513,15 @@ def calibrate(info: ModelInfo, reported: Reported, params: PlannerParams | None 
 
     Each measured part replaces its estimate; whatever remains between the prediction and the reported
     KV cache becomes ``extra_bytes``. The prediction is made at the start's own settings (engine, block
-    size, batch sizes, eager mode); the parameters returned keep the plan's, and take the start's vLLM release
-    when the plan names none (as ``plan`` does): the terms that differ between releases (the dummy sampler's path)
-    must be the same in the correction and in the plan."""
+    size, batch sizes, eager mode); the parameters returned keep the plan's, and take the start's vLLM release and
+    sampler path (FlashInfer or not) when the plan names none (as ``plan`` does): the terms that differ between
+    releases and installs (the dummy sampler's path) must be the same in the correction and in the plan."""
     p = params or PlannerParams()
     if p.vllm_version is None and reported.vllm_version is not None:
         p = replace(p, vllm_version=reported.vllm_version)
+    if p.flashinfer_sampler is None and reported.flashinfer_sampler is not None:
+        # the host's vLLM samples as the start did: the same dummy sampler path in the correction and the plan
+        p = replace(p, flashinfer_sampler=reported.flashinfer_sampler)
     measured = list(p.measured)
     if reported.cudagraph_bytes is not None:
         # that vLLM subtracts its CUDA graph estimate from the KV budget: so will the same vLLM for the plan
@@ -1515,6 +1543,9 @@ def calibrate(info: ModelInfo, reported: Reported, params: PlannerParams | None 
         p,
         engine=reported.engine or p.engine,
         vllm_version=reported.vllm_version or p.vllm_version,
+        flashinfer_sampler=(
+            p.flashinfer_sampler if reported.flashinfer_sampler is None else reported.flashinfer_sampler
+        ),
         block_size=reported.block_size,
         enforce_eager=p.enforce_eager if reported.enforce_eager is None else reported.enforce_eager,
         max_num_seqs=reported.max_num_seqs if reported.max_num_seqs is not None else p.max_num_seqs,

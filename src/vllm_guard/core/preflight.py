@@ -99,6 +99,7 @@ def check_gpu(
     gpu_bytes: Sequence[int],
     margin: float = KV_MARGIN,
     vllm_version: str | None = None,
+    flashinfer_sampler: bool | None = None,
 ) -> Fit:
     """A GPU: the planner's budget at the flags; a length above the edge less the band is lowered to it."""
     fl = cur.flags
@@ -117,6 +118,7 @@ def check_gpu(
     params = PlannerParams(
         engine=engine,
         vllm_version=vllm_version,  # the installed release's accounting and sampler path
+        flashinfer_sampler=flashinfer_sampler,
         max_num_seqs=fl.max_num_seqs,
         max_num_batched_tokens=fl.max_num_batched_tokens,
         enforce_eager=fl.enforce_eager,
