@@ -13,11 +13,31 @@ flags, model and vLLM version as the source states them, and the source's addres
 
 from __future__ import annotations
 
-from planner_cases import HF, LLAMA32_3B, QWEN25_05B, QWEN25_MATH_15B, SEARCH, Case, cfg, shape
+from planner_cases import (
+    HF,
+    LLAMA2_7B,
+    LLAMA31_8B,
+    LLAMA32_3B,
+    QWEN3_06B,
+    QWEN25_05B,
+    QWEN25_MATH_15B,
+    SEARCH,
+    Case,
+    cfg,
+    shape,
+)
 
 SEALED_DATE = "2026-12-01"
 # Cases moved between parts after their error was seen: name -> reason. Empty: none was moved.
 MOVED: dict[str, str] = {}
+# Facts added to a case after its error was seen (the first run's figures are in bench/RESULTS-planner.md):
+# source -> what was added and where it is stated. The part's figure is then no longer blind, and the bench says so.
+CORRECTED: dict[str, str] = {
+    "dennislee22/vLLM-benchmarking": "which sampler path each start took, as its log prints it: 'Using FlashInfer "
+    "for top-p & top-k sampling.' (the four single-node starts) or 'FlashInfer is not available. Falling back to "
+    "the PyTorch-native implementation of top-p & top-k sampling.' (the two-node Ray start): params "
+    "flashinfer_sampler True/False, the planner's input for what a host's install does",
+}
 
 # --- dennislee22/vLLM-benchmarking: committed start-up logs, Qwen2-7B-Instruct, vLLM 0.10.1.1 (V1) ---------------
 DL = "https://github.com/dennislee22/vLLM-benchmarking/blob/b474d1e053c35c9aef8c02aae4efbc0d8675f033/"
@@ -199,7 +219,7 @@ LG = "https://github.com/Q07K/langgraph-mcp-example/blob/afb94e85926fc0afaff5d78
 RG = "https://github.com/eformat/ragit-dev/blob/86cfcd6d42cfe98573b31b0ea956ec8c55a4b56f/"
 GC = "https://github.com/suesie/grpocredit/blob/88b0022f5291931bec979e59cbcc4d53aec31dcc/"
 
-SEALED: list[Case] = [
+FIRST_BATCH: list[Case] = [
     Case(
         "Qwen2-7B-Instruct, A100 80GB, util 0.25, V1 0.10.1.1, len 16384",
         DL + "log/vllm-7B-1gpuA10080GB-0.25GRAM.log",
@@ -216,6 +236,7 @@ SEALED: list[Case] = [
         vllm="0.10.1.1",
         source=DL_SOURCE,
         log="dennislee22 7B 1xA100-80GB util 0.25",
+        params={"flashinfer_sampler": True},
         quote=(
             "(APIServer pid=1671) INFO 09-04 01:02:21 [utils.py:326] non-default args: {'model_tag': "
             "'Qwen2-7B-Instruct', 'port': 8081, 'model': 'Qwen2-7B-Instruct', 'max_model_len': 16384, "
@@ -256,6 +277,7 @@ SEALED: list[Case] = [
         vllm="0.10.1.1",
         source=DL_SOURCE,
         log="dennislee22 7B 1xA100-80GB util 0.5",
+        params={"flashinfer_sampler": True},
         quote=(
             "(APIServer pid=2739) INFO 09-04 01:28:28 [utils.py:326] non-default args: {'model_tag': "
             "'Qwen2-7B-Instruct', 'port': 8081, 'model': 'Qwen2-7B-Instruct', 'max_model_len': 16384, "
@@ -297,6 +319,7 @@ SEALED: list[Case] = [
         vllm="0.10.1.1",
         source=DL_SOURCE,
         log="dennislee22 7B 2xA100-80GB TP2 util 0.25",
+        params={"flashinfer_sampler": True},
         quote=(
             "(APIServer pid=1217) INFO 09-03 00:35:55 [utils.py:326] non-default args: {'model_tag': "
             "'Qwen2-7B-Instruct', 'port': 8081, 'model': 'Qwen2-7B-Instruct', 'max_model_len': 16384, "
@@ -339,6 +362,7 @@ SEALED: list[Case] = [
         vllm="0.10.1.1",
         source=DL_SOURCE,
         log="dennislee22 7B 2xA100-80GB TP2 util 0.5",
+        params={"flashinfer_sampler": True},
         quote=(
             "(APIServer pid=3761) INFO 09-03 02:11:14 [utils.py:326] non-default args: {'model_tag': "
             "'Qwen2-7B-Instruct', 'port': 8081, 'model': 'Qwen2-7B-Instruct', 'max_model_len': 16384, "
@@ -379,6 +403,7 @@ SEALED: list[Case] = [
         vllm="0.10.1.1",
         source=DL_SOURCE,
         log="dennislee22 7B 2xA100-40GB TP2 Ray util 0.5",
+        params={"flashinfer_sampler": False},
         quote=(
             "(APIServer pid=121) INFO 09-03 04:36:09 [utils.py:326] non-default args: {'model_tag': "
             "'Qwen2-7B-Instruct', 'port': 8081, 'model': 'Qwen2-7B-Instruct', 'max_model_len': 16384, "
@@ -1070,6 +1095,668 @@ SEALED: list[Case] = [
     ),
 ]
 
+# --- the second batch: gathered the same day, committed after the first batch's run (and after the planner
+# changes that run led to: FlashInfer's sampler path, Mixtral-style experts), before the planner ran on them ---------
+
+# --- GPU totals ----------------------------------------------------------------------------------------------------
+
+RTX4090_TOTAL = (
+    "RTX 4090 total as torch reports it (23.64 GiB), as planner_cases uses for vllm#13061; not printed by this source "
+    "(SETUP_NOTES: 'RTX 4090 x 4 (each 24 GB)')"
+)
+R3_RTX5090_TOTAL = (
+    "RTX 5090 total as torch reports it: 'GPU 0 has a total capacity of 31.36 GiB' (the most common figure in "
+    "public OOM messages; 31.34-31.39 GiB also seen, so +-0.03 GiB), as v1_e uses; this source's nvidia-smi shows "
+    "32,607 MiB per card"
+)
+PRO6000_TOTAL = (
+    "RTX PRO 6000 Blackwell 96GB total as torch reports it: 'GPU 0 has a total capacity of 94.97 GiB' (many public "
+    "OOM messages; one note on an sm120 96G card: 'GPU 0 has a total capacity of 94.97 GiB', find it with "
+    + SEARCH.format("%22total+capacity+of+94.97+GiB%22")
+    + "); consistent with this source's nvidia-smi '91,524 MiB / 97,887' (97,887 MiB less the ~640 MiB the driver "
+    "keeps = 97,248 MiB = 94.97 GiB); not printed by the source"
+)
+
+A100_80_PCIE_TOTAL = (
+    "A100 80GB PCIe total as torch reports it, ~79.17 GiB (public printouts of torch device properties for this card: "
+    "'GPU 0: NVIDIA A100 80GB PCIe (79.17 GB)', '79.2 GiB usable'; 79.1-79.35 also seen, so +-0.1 GiB, i.e. +-0.09 "
+    "GiB of budget at 0.9); not printed by this source"
+)
+
+L4_GCP_TOTAL = (
+    "printed by vLLM in the same log: 'Free memory on device (21.84/22.03 GiB) on startup. Desired GPU memory "
+    "utilization is (0.92, 20.27 GiB)' (a GCP L4; planner_cases' other L4 figure, 22.17 GiB from a torch OOM "
+    "message, is 0.14 GiB higher)"
+)
+LLMR = "https://github.com/zahran001/LLMRouter/blob/{}/"
+LLMR_SOURCE = "zahran001/LLMRouter"
+LLMR_NOTE = (
+    "Committed vLLM server log of a router project's baseline GPU session on one GCP L4 (BASELINE.md: '1x L4, "
+    "meta-llama/Llama-3.2-3B-Instruct'), launched by scripts/gpu_session/setup_and_launch_vllm.sh with "
+    "VLLM_USE_FLASHINFER_SAMPLER=0 (flashinfer uninstalled). No gpu_memory_utilization among the non-default args: "
+    "the 0.27.1 default, which vLLM itself prints as 0.92. FLASH_ATTN (FA2), V2 model runner. "
+    "max_num_batched_tokens not printed; the release's default for a <70 GiB card (compile_ranges_endpoints [2048]). "
+)
+
+RTX3090_TOTAL = (
+    "printed by the source for this host: 'torch.cuda.get_device_properties(0).total_memory = 25,296,044,032 bytes' "
+    "(23.56 GiB; nvidia-smi 24576 MiB)"
+)
+AGS = "https://github.com/booth-algo/agentic-serve/blob/00e1e913315acdc89734da72295108ef51ec3809/"
+AGS_3090 = AGS + "profile_data/engine_logs/3090_Llama-3.1-8B_multi_pool_evidence.txt"
+AGS_SOURCE = "booth-algo/agentic-serve"
+AGS_NOTE = (
+    "A serving-simulator project's engine-log evidence file ('3090 Llama-3.1-8B tp2/tp4 vLLM GT-class KV pool "
+    "evidence', 2026-06-11): one fresh server start per line at the benchmark's flags on an idle 8x RTX 3090 host "
+    "('GPUs verified 0 compute apps before each launch'), killed after the pool line; lines quoted verbatim from "
+    "the named log files. Defaults otherwise: max_num_batched_tokens 2048 / max_num_seqs 256 (the source cites "
+    "get_batch_defaults for a <70 GiB card), prefix caching on (0.19 default), CUDA graphs on, bf16. "
+)
+AGS_FLAGS = (
+    "python -m vllm.entrypoints.openai.api_server --model /home/kevinlau/models/Llama-3.1-8B-Instruct "
+    "--tensor-parallel-size {tp} --max-model-len 32768 --gpu-memory-utilization 0.85 --port {port}"
+)
+
+R3_A100_40_TOTAL = (
+    "A100-SXM4-40GB total as torch reports it, 39.49 GiB +-0.1 (39.39-39.59 GiB seen in public logs, e.g. "
+    "planner_cases' Colab 'total_gpu_memory (39.56GiB)'), as v1_e uses; not printed by this source (GCP "
+    "a2-highgpu-1g, one A100 40GB)"
+)
+
+H100_TOTAL = (
+    "H100 80GB HBM3 total as vLLM/torch prints it, 79.18 GiB (the llm-d planner results in planner_cases; 79.19 GiB "
+    "in gateway-api-inference-extension#550), as vl_c uses; not printed by this source"
+)
+
+# --- sources ---------------------------------------------------------------------------------------------------------
+
+KTH = "https://github.com/kthxo/distserving/blob/{}/"
+KTH_SOURCE = "kthxo/distserving"
+KTH_VERSION = (
+    "0.24.0 (SETUP_NOTES 'vLLM | 0.24.0 (uv pip install vllm --torch-backend=auto)', torch 2.11.0+cu130; the later "
+    "logs repeat 'vLLM 0.24.0 / torch 2.11.0+cu130' for each server; kv_cache_utils.py:2146 cited for the KV line)"
+)
+KTH_NOTE = (
+    "Research notes (Korean) of a ThunderAgent reproduction: the KV figures are quoted from the vLLM start log in the "
+    "author's prose and tables (backticked), not as a raw log file. estimate_cudagraphs set because CUDA graphs are on "
+    "and releases from 0.21 subtract the CUDA-graph estimate by default (as v1_e treats 0.26.0). "
+)
+QWEN3_8B_ENV = "VLLM_ATTENTION_BACKEND=FLASH_ATTN VLLM_USE_FLASHINFER_SAMPLER=0"
+
+# --- model shapes (values of the published config.json; model_source says where a public copy was read) ----------
+
+QWEN25_3B = {  # Qwen/Qwen2.5-3B-Instruct
+    "architectures": ["Qwen2ForCausalLM"],
+    "num_hidden_layers": 36,
+    "hidden_size": 2048,
+    "num_attention_heads": 16,
+    "num_key_value_heads": 2,
+    "intermediate_size": 11008,
+    "vocab_size": 151936,
+    "max_position_embeddings": 32768,
+    "tie_word_embeddings": True,
+    "torch_dtype": "bfloat16",
+}
+
+TT = "https://github.com/TickerTaka/TickerTaka-backend/blob/001c701a580272588855d0ced6b6f7a05e0e8502/"
+
+SECOND_BATCH: list[Case] = [
+    Case(
+        "Qwen3-8B, RTX 4090 (23.64 GiB), util 0.92, V1 0.24.0, len 32768",
+        KTH.format("33447b7ccdfa72909a2ba693f67de2a622251272") + "logs/2026-07-02_EXPERIMENT_LOG_yunuikang.md",
+        cfg("Qwen3-8B"),
+        23.64,
+        0.92,
+        43888,
+        max_model_len=32768,
+        batched_tokens=2048,
+        estimate_cudagraphs=True,
+        note=KTH_NOTE + "Server mango1 (4x RTX 4090, driver 595.71.05). The same figure is reported for at least three "
+        "starts of this command: the characterization run (section 10 of the 2026-07-02 log), the Phase A smoke on "
+        "GPU0 after the driver was restored ('GPU KV cache size: 43,888 tokens (exactly as the section 10 4090 "
+        "value)', logs/2026-07-03_EXPERIMENT_LOG_hetero), and both Phase D backends on GPU0 and GPU1 via "
+        "scripts/_serve_vllm_yunuikang.sh ('both GPU KV cache size: 43,888 tokens'). Doubt: section 2 of the same "
+        "2026-07-02 log gives an earlier two-backend figure for the same flags, 'num_gpu_blocks 2312 x block 16 = "
+        "36,992 tokens' per backend, 0.95 GiB lower, the same gap as this source's cold first 5090 start (see "
+        "LEFT_OUT); the repeated figure is used. SETUP_NOTES problem 2 (default util 0.9, default len 40960) "
+        "paraphrases a refused start: KV needs ~5.62 GiB, only ~4.61 GiB free, 'estimated max length ~33568' "
+        "(0.02 x 23.64 = 0.47 GiB below the 6.03 GiB here). Prefix caching on (default), CUDA graphs on. "
+        "max_num_batched_tokens 2048 / max_num_seqs 256 are the release's defaults for a <70 GiB card, which the "
+        "source confirms by calling EngineArgs.get_batch_defaults on the 4090. 43,888 x 144 KiB = 6.03 GiB.",
+        part="sealed",
+        vllm="0.24.0",
+        source=KTH_SOURCE,
+        log="distserving Qwen3-8B RTX 4090 util 0.92",
+        quote=(
+            "Available KV cache memory: 6.03 GiB",
+            "GPU KV cache size: 43,888 tokens",
+            "Maximum concurrency ... 1.34x",
+        ),
+        reported="tokens",
+        gpu="NVIDIA RTX 4090 24GB (mango1, one of four; SETUP_NOTES 'RTX 4090 x 4 (each 24 GB), driver 595.71.05')",
+        gpu_source=RTX4090_TOTAL,
+        version=KTH_VERSION,
+        flags="CUDA_VISIBLE_DEVICES=0 vllm serve Qwen/Qwen3-8B --port 8000 --max-model-len 32768 "
+        "--gpu-memory-utilization 0.92, with " + QWEN3_8B_ENV,
+        model_source="tests/data/models/Qwen3-8B (the source: 'KV bytes/token = 2 x 36 layers x 8 KV heads x 128 "
+        "head_dim x 2B(bf16) = 147,456 B')",
+    ),
+    Case(
+        "Qwen3-8B, RTX 5090 (31.36 GiB), util 0.92, V1 0.24.0, len 32768",
+        KTH.format("202f49b910b6245975271f06d033cd8c18dea4a3") + "logs/2026-07-19_STEPS_RESULTS_yunuikang.md",
+        cfg("Qwen3-8B"),
+        31.36,
+        0.92,
+        95936,
+        max_model_len=32768,
+        batched_tokens=2048,
+        estimate_cudagraphs=True,
+        note=KTH_NOTE + "Server goguma, 2x RTX 5090 idle ('0%, no processes'), driver 580.82.07 / CUDA 13.0, vLLM "
+        "0.24.0, torch 2.11.0+cu130, GPU0. The value every restart of this command printed on 2026-07-19: STEP 3 "
+        "('vLLM Qwen3-8B start (GPU0, C_total=95,936 at runtime)'), STEP 4/5 ('C_total | 95,936 tokens | vLLM start "
+        "log (after CUDA graph cache)'); scripts/sweep_pilot_yunuikang.py restarts vLLM before every sweep point with "
+        "the command below, pins EXPECTED_C_TOTAL = 95936 and warns when /metrics differs. The day's FIRST start "
+        "(STEP 1, same flags without --host) printed 'GPU KV cache size: 89,040 tokens' with 'Model loading took 15.27 "
+        "GiB'; the author ascribes the 6,896-token (0.95 GiB) gap to the compile / CUDA-graph cache being cold. The "
+        "4090 start of this source shows the same gap (an early 36,992 vs the repeated 43,888 tokens), so the "
+        "repeated warm-cache figure is used here; the cold first start is listed in LEFT_OUT. nvidia-smi while "
+        "serving (first start): 29,914 MiB / 32,607 MiB. max_num_batched_tokens 2048 / max_num_seqs 256 stated by "
+        "the source (defaults under 70 GiB). Prefix caching on, CUDA graphs on. 95,936 x 144 KiB = 13.18 GiB.",
+        part="sealed",
+        vllm="0.24.0",
+        source=KTH_SOURCE,
+        log="distserving Qwen3-8B RTX 5090 util 0.92 (warm-cache restarts, 95,936)",
+        quote=(
+            "vLLM Qwen3-8B start (GPU0, C_total=95,936 at runtime)",
+            "C_total | 95,936 tokens | vLLM start log (after CUDA graph cache)",
+            "EXPECTED_C_TOTAL = 95936",
+        ),
+        reported="tokens",
+        gpu="NVIDIA GeForce RTX 5090 (goguma, '2xRTX5090, each 32,607 MiB', sm_120)",
+        gpu_source=R3_RTX5090_TOTAL,
+        version=KTH_VERSION + "; STEP 1's environment table: 'vLLM | 0.24.0 | vllm.__version__'",
+        flags="CUDA_VISIBLE_DEVICES=0 vllm serve Qwen/Qwen3-8B --host 0.0.0.0 --port 8100 --max-model-len 32768 "
+        "--gpu-memory-utilization 0.92 (scripts/sweep_pilot_yunuikang.py @2180ce9c), with " + QWEN3_8B_ENV,
+        model_source="tests/data/models/Qwen3-8B",
+    ),
+    Case(
+        "Qwen3-32B, RTX PRO 6000 Blackwell 96GB (94.97 GiB), util 0.92, V1 0.24.0, len 32768",
+        KTH.format("202f49b910b6245975271f06d033cd8c18dea4a3") + "logs/2026-07-17_P2_SCIENCE_RESULTS_yunuikang.md",
+        cfg("Qwen3-32B"),
+        94.97,
+        0.92,
+        100544,
+        max_model_len=32768,
+        batched_tokens=8192,
+        estimate_cudagraphs=True,
+        note=KTH_NOTE + "'Deployment A'' (section C-1, 2026-07-20): single-GPU Qwen3-32B on GPU1 of nutella1 (a "
+        "Pro6000 96GB; GPU0 is a Pro5000 48G, CUDA_DEVICE_ORDER=PCI_BUS_ID pinned so device 1 is the 96GB card), "
+        "GPU1 idle before the start ('GPU1 idle (2MiB)'), GPU2 used by another user. vLLM 0.24.0, driver 590.48.01 / "
+        "CUDA 13.1 (TP2 log of the same server). 100,544 x 256 KiB = 24.55 GiB. max_num_batched_tokens 8192 "
+        "stated for this server's deployments ('device mem>=70GiB so vLLM default max_num_batched_tokens=8192 "
+        "(startup log)'). No VLLM_ATTENTION_BACKEND override in this script. Prefix caching on, CUDA graphs on "
+        "('CUDA graph capture complete').",
+        part="sealed",
+        vllm="0.24.0",
+        source=KTH_SOURCE,
+        log="distserving Qwen3-32B Pro6000 TP1 util 0.92 (Deployment A')",
+        quote=(
+            "Available KV cache memory | 24.55 GiB",
+            "C_total (fixed) | 100,544 tokens (kv_cache_utils.py:2146)",
+            "Max concurrency @32,768 tok/req | 3.07x",
+            "GPU1 usage | 91,524 MiB / 97,887",
+        ),
+        reported="tokens",
+        gpu="NVIDIA RTX PRO 6000 Blackwell 96GB (nutella1 GPU1; nvidia-smi 97,887 MiB)",
+        gpu_source=PRO6000_TOTAL,
+        version=KTH_VERSION,
+        flags="CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=1 vllm serve Qwen/Qwen3-32B --tensor-parallel-size 1 "
+        "--host 0.0.0.0 --port 8000 --max-model-len 32768 --gpu-memory-utilization 0.92 "
+        "(scripts/_serve_vllm_gpu1_yunuikang.sh), VLLM_USE_FLASHINFER_SAMPLER=0",
+        model_source="tests/data/models/Qwen3-32B",
+    ),
+    Case(
+        "Qwen3-32B, 2x RTX PRO 6000 Blackwell 96GB, TP2, util 0.92, V1 0.24.0, len 32768",
+        KTH.format("1ee14d8677376c6935e14694df0cafd3ce2d5114") + "logs/2026-07-16_TP2_RESULTS_yunuikang.md",
+        cfg("Qwen3-32B"),
+        94.97,
+        0.92,
+        456944,
+        tp=2,
+        max_model_len=32768,
+        batched_tokens=8192,
+        estimate_cudagraphs=True,
+        note=KTH_NOTE + "'Deployment A' (P0-2, 2026-07-16): GPU1+GPU2 of nutella1, both 96GB Pro6000 (P0-6b checks "
+        "the mapping: Worker_TP0 and Worker_TP1 on the two 96GB cards, CUDA_DEVICE_ORDER=PCI_BUS_ID; GPUs idle, "
+        "2 MiB, before the start). Non-eager: 'CUDA graphs (FULL) 51 captured (8s, 0.81 GiB)'; custom + PyNCCL "
+        "all-reduce (no NVLink), FLASH_ATTN v2. The KV figure is quoted as vLLM's cache_config_info "
+        "(block_size 16 x num_gpu_blocks 28,559); a restart (P1-0) printed 456,928 tokens. 456,944 x 128 KiB per "
+        "rank = 55.78 GiB per card. max_num_batched_tokens 8192 'startup log measured' (P2 log, A-4).",
+        part="sealed",
+        vllm="0.24.0",
+        source=KTH_SOURCE,
+        log="distserving Qwen3-32B 2x Pro6000 TP2 util 0.92 (Deployment A, first start)",
+        quote=(
+            "vLLM cache_config_info = block_size=16 x num_gpu_blocks=28,559 = C_total 456,944 tokens",
+            "32k-max-context max concurrency 13.94x",
+        ),
+        reported="tokens",
+        gpu="2x NVIDIA RTX PRO 6000 Blackwell 96GB (nutella1 GPU1+2; nvidia-smi 93,250 MiB used on each while serving)",
+        gpu_source=PRO6000_TOTAL,
+        version=KTH_VERSION + "; P0-1: 'vLLM 0.24.0 / torch 2.11.0+cu130, driver 590.48.01 / CUDA 13.1, Blackwell "
+        "sm_120'",
+        flags="CUDA_VISIBLE_DEVICES=1,2 vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 --max-model-len 32768 "
+        "--gpu-memory-utilization 0.92 --port 8000 (scripts/_serve_vllm_tp2_yunuikang.sh, also --host 0.0.0.0), "
+        "VLLM_USE_FLASHINFER_SAMPLER=0",
+        model_source="tests/data/models/Qwen3-32B",
+    ),
+    Case(
+        "Llama-2-7b-hf, A100 80GB PCIe, util 0.90, V1 0.19.0, len 2048",
+        "https://github.com/inspektor-gadget/ig-gpu-instructions/blob/741efa793d11c86c07067e6f1a9cbdb9e848e68f/"
+        "use-cases/vllm-gpu-memory-oom.md",
+        LLAMA2_7B,
+        79.17,
+        0.90,
+        119536,
+        max_model_len=2048,
+        note="A GPU-memory flamegraph use case (inspektor-gadget ig-gpu profiler): 'Profile 1: Unquantized Model "
+        "(Healthy Baseline)', the log lines abridged by the author (no timestamps). Setup: 'GPU: NVIDIA A100 80GB "
+        "PCIe', 'vLLM: v0.19.0'. The profiler (a malloc allocation profiler) runs beside vLLM; it is not a GPU "
+        "tenant. CUDA graphs on ('Graph capturing finished in 5 secs, took 0.46 GiB'), prefix caching on, "
+        "max_num_batched_tokens not printed (the release's default for an 80 GB card). 119,536 = 7,471 blocks x 16 "
+        "= 58.37 GiB / 512 KiB per token. The same document's Qwen3.5-35B-A3B-FP8 runs are a hybrid model (left "
+        "out).",
+        part="sealed",
+        vllm="0.19.0",
+        source="inspektor-gadget/ig-gpu-instructions",
+        log="ig-gpu vllm-gpu-memory-oom Llama-2-7b A100 util 0.90",
+        quote=(
+            "Model loading took 12.55 GiB memory",
+            "Available KV cache memory: 58.37 GiB",
+            "GPU KV cache size: 119,536 tokens",
+            "Graph capturing finished in 5 secs, took 0.46 GiB",
+        ),
+        reported="tokens",
+        gpu="NVIDIA A100 80GB PCIe",
+        gpu_source=A100_80_PCIE_TOTAL,
+        version="0.19.0 (the document's Setup: 'vLLM: v0.19.0')",
+        flags="vllm serve NousResearch/Llama-2-7b-hf --max-model-len 2048 --gpu-memory-utilization 0.90",
+        model_source=HF.format("NousResearch/Llama-2-7b-hf") + " (a copy of meta-llama/Llama-2-7b-hf; planner_cases "
+        "LLAMA2_7B, float16)",
+    ),
+    Case(
+        "Llama-3.2-3B-Instruct, L4 (22.03 GiB), util 0.92 (default), V1 0.27.1, len 20000",
+        LLMR.format("02935a7eb7b5ff4c75ad381ffbe54fb2054f7953")
+        + "benchmarks/evidence/week2/first_session/session_logs/vllm.log",
+        LLAMA32_3B,
+        22.03,
+        0.92,
+        117392,
+        max_model_len=20000,
+        batched_tokens=2048,
+        estimate_cudagraphs=True,
+        note=LLMR_NOTE + "First session (08-18): CUDA graphs on (FULL_AND_PIECEWISE, 51 + 35 captured), prefix caching "
+        "on (default). 117,392 x 112 KiB = 12.54 GiB.",
+        part="sealed",
+        vllm="0.27.1",
+        source=LLMR_SOURCE,
+        log="LLMRouter week2 first_session vllm.log 08-18 18:49",
+        quote=(
+            "(APIServer pid=4962) INFO 08-18 18:49:44 [api_utils.py:273] non-default args: {'model_tag': "
+            "'meta-llama/Llama-3.2-3B-Instruct', 'model': 'meta-llama/Llama-3.2-3B-Instruct', 'max_model_len': 20000}",
+            "(EngineCore pid=5064) INFO 08-18 18:50:57 [model_runner.py:329] Model loading took 6.04 GiB and "
+            "48.270039 seconds",
+            "(EngineCore pid=5064) INFO 08-18 18:51:23 [gpu_worker.py:563] Available KV cache memory: 12.54 GiB",
+            "(EngineCore pid=5064) INFO 08-18 18:51:23 [kv_cache_utils.py:2235] GPU KV cache size: 117,392 tokens",
+            "(EngineCore pid=5064) INFO 08-18 18:51:23 [kv_cache_utils.py:2236] Maximum concurrency for 20,000 tokens "
+            "per request: 5.87x",
+            "(EngineCore pid=5064) INFO 08-18 18:51:30 [model_runner.py:791] Graph capturing finished in 6 secs, took "
+            "0.49 GiB",
+            "(EngineCore pid=5064) INFO 08-18 18:51:30 [gpu_worker.py:789] Free memory on device (21.84/22.03 GiB) on "
+            "startup. Desired GPU memory utilization is (0.92, 20.27 GiB). Actual usage is 6.98 GiB for consumed "
+            "memory (weights + non-torch), 0.75 GiB for peak activation, and 0.49 GiB for CUDAGraph memory. Replace "
+            "gpu_memory_utilization config with `--kv-cache-memory=12784249140` (11.91 GiB) to fit into requested "
+            "memory, or `--kv-cache-memory=14473557504` (13.48 GiB) to fully utilize gpu memory. Current kv cache "
+            "memory in use is 12.54 GiB.",
+        ),
+        reported="tokens",
+        gpu="NVIDIA L4 (GCP instance; BASELINE.md '1x L4')",
+        gpu_source=L4_GCP_TOTAL,
+        version="0.27.1 ('version 0.27.1' banner, 'Initializing a V1 LLM engine (v0.27.1)')",
+        flags="VLLM_USE_FLASHINFER_SAMPLER=0 vllm serve meta-llama/Llama-3.2-3B-Instruct --port 8000 "
+        "--max-model-len 20000",
+        model_source=HF.format("meta-llama/Llama-3.2-3B-Instruct") + " (planner_cases LLAMA32_3B; the repository's "
+        "own hash-verified copy quotes 28 layers, 24 heads, 8 KV heads, head_dim 128, hidden 3072, bfloat16)",
+    ),
+    Case(
+        "Llama-3.2-3B-Instruct, L4 (22.03 GiB), util 0.92 (default), V1 0.27.1, len 20000, eager, no prefix caching",
+        LLMR.format("49830fb44e6e14d93a5ec6f210ed9fdf87715aa6") + "benchmarks/evidence/week2/session_2/vllm.log",
+        LLAMA32_3B,
+        22.03,
+        0.92,
+        129888,
+        max_model_len=20000,
+        batched_tokens=2048,
+        enforce_eager=True,
+        note=LLMR_NOTE + "Session 2 (08-23), a fresh instance: --enforce-eager and --no-enable-prefix-caching. "
+        "129,888 x 112 KiB = 13.87 GiB. A different start and instance from the first-session case.",
+        part="sealed",
+        vllm="0.27.1",
+        source=LLMR_SOURCE,
+        log="LLMRouter week2 session_2 vllm.log 08-23 07:25",
+        quote=(
+            "(APIServer pid=3199) INFO 08-23 07:25:16 [api_utils.py:273] non-default args: {'model_tag': "
+            "'meta-llama/Llama-3.2-3B-Instruct', 'model': 'meta-llama/Llama-3.2-3B-Instruct', 'max_model_len': 20000, "
+            "'enforce_eager': True, 'enable_prefix_caching': False}",
+            "(EngineCore pid=3295) INFO 08-23 07:26:28 [model_runner.py:329] Model loading took 6.04 GiB and "
+            "47.837123 seconds",
+            "(EngineCore pid=3295) INFO 08-23 07:26:32 [gpu_worker.py:563] Available KV cache memory: 13.87 GiB",
+            "(EngineCore pid=3295) INFO 08-23 07:26:32 [kv_cache_utils.py:2235] GPU KV cache size: 129,888 tokens",
+            "(EngineCore pid=3295) INFO 08-23 07:26:32 [kv_cache_utils.py:2236] Maximum concurrency for 20,000 tokens "
+            "per request: 6.49x",
+            "(EngineCore pid=3295) INFO 08-23 07:26:32 [gpu_worker.py:789] Free memory on device (21.84/22.03 GiB) on "
+            "startup. Desired GPU memory utilization is (0.92, 20.27 GiB). Actual usage is 6.27 GiB for consumed "
+            "memory (weights + non-torch), 0.13 GiB for peak activation, and 0.0 GiB for CUDAGraph memory. Replace "
+            "gpu_memory_utilization config with `--kv-cache-memory=14740775220` (13.73 GiB) to fit into requested "
+            "memory, or `--kv-cache-memory=16430083584` (15.3 GiB) to fully utilize gpu memory. Current kv cache "
+            "memory in use is 13.87 GiB.",
+        ),
+        reported="tokens",
+        gpu="NVIDIA L4 (GCP instance; BASELINE.md '1x L4')",
+        gpu_source=L4_GCP_TOTAL,
+        version="0.27.1 ('version 0.27.1' banner, 'Initializing a V1 LLM engine (v0.27.1)')",
+        flags="VLLM_USE_FLASHINFER_SAMPLER=0 vllm serve meta-llama/Llama-3.2-3B-Instruct --port 8000 --enforce-eager "
+        "--no-enable-prefix-caching --max-model-len 20000",
+        model_source=HF.format("meta-llama/Llama-3.2-3B-Instruct") + " (planner_cases LLAMA32_3B)",
+    ),
+    Case(
+        "Qwen3-0.6B, A100 80GB PCIe, util 0.20, V1 0.26.0, len 512, eager, batched 256, max_num_seqs 2",
+        "https://github.com/qcrs/llm-kv-lab/blob/a0380595fa50f47936a9d255a23fda96bf0191c5/00-docs/source-reading/"
+        "vllm/experiments/05-e5-prefix-cache-reuse.md",
+        QWEN3_06B,
+        79.17,
+        0.20,
+        136736,
+        max_model_len=512,
+        batched_tokens=256,
+        max_num_seqs=2,
+        enforce_eager=True,
+        note="A source-reading lab's experiment E5 (prefix-cache reuse, marked 'PASS / Frozen'): offline vllm.LLM in one "
+        "process, V1 engine with the V2 model runner (VLLM_USE_V2_MODEL_RUNNER=1 in the lab's E1 setup), FlashAttention "
+        "2, async scheduling. The vLLM is the lab's own checkout of 0.26.0 (third_party/vllm) with print-only trace "
+        "hooks (QCACHE_BRIDGE_TRACE) that do not allocate GPU memory. The KV line is given once for the E5 "
+        "configuration, which was run with enable_prefix_caching False and True (A/B) and otherwise identical. "
+        "'CUDA visible devices: 1' (one A100 of the box); whether another process shared that card is not stated. "
+        "136,736 x 112 KiB = 14.6 GiB; 136,736 / 512 = 267.06.",
+        part="sealed",
+        vllm="0.26.0",
+        source="qcrs/llm-kv-lab",
+        log="llm-kv-lab E5 Qwen3-0.6B A100 util 0.2",
+        quote=(
+            "GPU KV cache size: 136,736 tokens",
+            "Maximum concurrency for 512 tokens/request: 267.06x",
+        ),
+        reported="tokens",
+        gpu="NVIDIA A100 80GB PCIe ('GPU: NVIDIA A100 80GB PCIe', 'CUDA visible devices: 1', TP=1)",
+        gpu_source=A100_80_PCIE_TOTAL,
+        version="0.26.0 ('vLLM : 0.26.0', PyTorch 2.11.0+cu129; the lab's pinned source checkout)",
+        flags="vllm.LLM(model='/data/models/Qwen3-0.6B', block_size=16, max_model_len=512, max_num_batched_tokens=256, "
+        "max_num_seqs=2, gpu_memory_utilization=0.2, enforce_eager=True, enable_prefix_caching=False/True)",
+        model_source=HF.format("Qwen/Qwen3-0.6B")
+        + " (planner_cases QWEN3_06B; a local copy '/data/models/Qwen3-0.6B')",
+    ),
+    Case(
+        "Llama-3.1-8B-Instruct, 2x RTX 3090, TP2, util 0.85, V1 0.19.0, len 32768",
+        AGS_3090,
+        LLAMA31_8B,
+        23.56,
+        0.85,
+        195520,
+        tp=2,
+        max_model_len=32768,
+        batched_tokens=2048,
+        estimate_cudagraphs=False,
+        note=AGS_NOTE
+        + "S4 capture, log 3090:/home/kevinlau/m3090_run/l13/vllm_gtflags_tp2.log, without the CUDA-graph estimate env var. 195,520 x 64 KiB per rank = 11.93 GiB per card.",
+        part="sealed",
+        vllm="0.19.0",
+        source=AGS_SOURCE,
+        log="agentic-serve 3090 tp2 S4 vllm_gtflags_tp2.log 06-11 21:12",
+        quote=(
+            "(Worker_TP0 pid=591412) INFO 06-11 21:12:55 [gpu_worker.py:436] Available KV cache memory: 11.93 GiB",
+            "(EngineCore pid=591192) INFO 06-11 21:12:55 [kv_cache_utils.py:1319] GPU KV cache size: 195,520 tokens",
+            "(EngineCore pid=591192) INFO 06-11 21:12:55 [kv_cache_utils.py:1324] Maximum concurrency for 32,768 tokens per request: 5.97x",
+        ),
+        reported="tokens",
+        gpu="2x NVIDIA GeForce RTX 3090 24GB (nvidia-smi '0, NVIDIA GeForce RTX 3090, 24576 MiB')",
+        gpu_source=RTX3090_TOTAL,
+        version="0.19.0 (the host's installed engine; 'vllm 0.19.0 (the GT engine version)')",
+        flags=AGS_FLAGS.format(tp=2, port=8791),
+        model_source=HF.format("meta-llama/Llama-3.1-8B-Instruct")
+        + " (planner_cases LLAMA31_8B; the source: 'Llama-3.1-8B "
+        "131,072 B/token total')",
+    ),
+    Case(
+        "Llama-3.1-8B-Instruct, 4x RTX 3090, TP4, util 0.85, V1 0.19.0, len 32768",
+        AGS_3090,
+        LLAMA31_8B,
+        23.56,
+        0.85,
+        513120,
+        tp=4,
+        max_model_len=32768,
+        batched_tokens=2048,
+        estimate_cudagraphs=False,
+        note=AGS_NOTE
+        + "S4 capture, log 3090:/home/kevinlau/m3090_run/l13/vllm_gtflags_tp4.log (a first attempt aborted on leaked tp2 workers; retried on a re-verified clean host), without the CUDA-graph estimate env var. 513,120 x 32 KiB per rank = 15.66 GiB per card.",
+        part="sealed",
+        vllm="0.19.0",
+        source=AGS_SOURCE,
+        log="agentic-serve 3090 tp4 S4 vllm_gtflags_tp4.log 06-11 21:22",
+        quote=(
+            "(Worker_TP0 pid=594615) INFO 06-11 21:22:45 [gpu_worker.py:436] Available KV cache memory: 15.66 GiB",
+            "(EngineCore pid=594389) INFO 06-11 21:22:45 [kv_cache_utils.py:1319] GPU KV cache size: 513,120 tokens",
+            "(EngineCore pid=594389) INFO 06-11 21:22:45 [kv_cache_utils.py:1324] Maximum concurrency for 32,768 tokens per request: 15.66x",
+        ),
+        reported="tokens",
+        gpu="4x NVIDIA GeForce RTX 3090 24GB (nvidia-smi '0, NVIDIA GeForce RTX 3090, 24576 MiB')",
+        gpu_source=RTX3090_TOTAL,
+        version="0.19.0 (the host's installed engine; 'vllm 0.19.0 (the GT engine version)')",
+        flags=AGS_FLAGS.format(tp=4, port=8792),
+        model_source=HF.format("meta-llama/Llama-3.1-8B-Instruct")
+        + " (planner_cases LLAMA31_8B; the source: 'Llama-3.1-8B "
+        "131,072 B/token total')",
+    ),
+    Case(
+        "Llama-3.1-8B-Instruct, 2x RTX 3090, TP2, util 0.85, V1 0.19.0, len 32768, CUDA-graph estimate on",
+        AGS_3090,
+        LLAMA31_8B,
+        23.56,
+        0.85,
+        175808,
+        tp=2,
+        max_model_len=32768,
+        batched_tokens=2048,
+        estimate_cudagraphs=True,
+        note=AGS_NOTE
+        + "Round-2 (S7) capture with the benchmark launcher's VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1, log 3090:/home/kevinlau/m3090_run/l13/s7/vllm_s7_tp2.log; vLLM logged that 0.8500 'is equivalent to --gpu-memory-utilization=0.7989 [tp2] without CUDA graph memory profiling'. Port not restated for S7 (the S4 one is shown in flags).",
+        part="sealed",
+        vllm="0.19.0",
+        source=AGS_SOURCE,
+        log="agentic-serve 3090 tp2 S7 vllm_s7_tp2.log 06-11 23:52",
+        quote=(
+            "(Worker_TP0 pid=636978) INFO 06-11 23:52:40 [gpu_worker.py:436] Available KV cache memory: 10.73 GiB",
+            "(EngineCore pid=636705) INFO 06-11 23:52:40 [kv_cache_utils.py:1319] GPU KV cache size: 175,808 tokens",
+        ),
+        reported="tokens",
+        gpu="2x NVIDIA GeForce RTX 3090 24GB (nvidia-smi '0, NVIDIA GeForce RTX 3090, 24576 MiB')",
+        gpu_source=RTX3090_TOTAL,
+        version="0.19.0 (the host's installed engine; 'vllm 0.19.0 (the GT engine version)')",
+        flags="VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1 " + AGS_FLAGS.format(tp=2, port=8791),
+        model_source=HF.format("meta-llama/Llama-3.1-8B-Instruct")
+        + " (planner_cases LLAMA31_8B; the source: 'Llama-3.1-8B "
+        "131,072 B/token total')",
+    ),
+    Case(
+        "Llama-3.1-8B-Instruct, 4x RTX 3090, TP4, util 0.85, V1 0.19.0, len 32768, CUDA-graph estimate on",
+        AGS_3090,
+        LLAMA31_8B,
+        23.56,
+        0.85,
+        477856,
+        tp=4,
+        max_model_len=32768,
+        batched_tokens=2048,
+        estimate_cudagraphs=True,
+        note=AGS_NOTE
+        + "Round-2 (S7) capture with VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1, log 3090:/home/kevinlau/m3090_run/l13/s7/vllm_s7_tp4.log; vLLM logged 0.8500 as equivalent to 0.8043 [tp4] without CUDA graph memory profiling. Port not restated for S7.",
+        part="sealed",
+        vllm="0.19.0",
+        source=AGS_SOURCE,
+        log="agentic-serve 3090 tp4 S7 vllm_s7_tp4.log 06-11 23:34",
+        quote=(
+            "(Worker_TP0 pid=627509) INFO 06-11 23:34:25 [gpu_worker.py:436] Available KV cache memory: 14.58 GiB",
+            "(EngineCore pid=627193) INFO 06-11 23:34:25 [kv_cache_utils.py:1319] GPU KV cache size: 477,856 tokens",
+        ),
+        reported="tokens",
+        gpu="4x NVIDIA GeForce RTX 3090 24GB (nvidia-smi '0, NVIDIA GeForce RTX 3090, 24576 MiB')",
+        gpu_source=RTX3090_TOTAL,
+        version="0.19.0 (the host's installed engine; 'vllm 0.19.0 (the GT engine version)')",
+        flags="VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1 " + AGS_FLAGS.format(tp=4, port=8792),
+        model_source=HF.format("meta-llama/Llama-3.1-8B-Instruct")
+        + " (planner_cases LLAMA31_8B; the source: 'Llama-3.1-8B "
+        "131,072 B/token total')",
+    ),
+    Case(
+        "Meta-Llama-3.1-8B-Instruct, A100 40GB (GCP a2-highgpu-1g), util 0.90, V1 0.15.1, len 131072, eager, LLM class",
+        "https://github.com/ilseokoh/vllm-gce/blob/ede8ee4e36cf1ed10471b3ff38514159f71dfa58/README.md",
+        LLAMA31_8B,
+        39.49,
+        0.90,
+        157936,
+        max_model_len=131072,
+        batched_tokens=8192,
+        enforce_eager=True,
+        note="Korean study notes for running vLLM on Google Cloud Compute Engine: 'a2-highgpu-1g (12 vCPUs, 85 GB "
+        "Memory) - A100 GPU Quota 1'. test.py (same repository) builds LLM(model=..., enforce_eager=True, "
+        "gpu_memory_utilization=0.9, tensor_parallel_size=1); the README's sample output is that run ('출력 예시'), "
+        "whose non-default args omit util (0.9 is the default). Max model len 131072 from the config; the LLM "
+        "class's printed max_num_batched_tokens=8192. Prefix caching on (default). 157,936 x 128 KiB = 19.28 GiB.",
+        part="sealed",
+        vllm="0.15.1",
+        source="ilseokoh/vllm-gce",
+        log="vllm-gce test.py A100 02-06 03:33",
+        quote=(
+            "INFO 02-06 03:33:17 [utils.py:261] non-default args: {'disable_log_stats': True, 'enforce_eager': True, "
+            "'model': '/home/admin_iloh_altostrat_com/models/Meta-Llama-3.1-8B-Instruct'}",
+            "INFO 02-06 03:33:17 [model.py:1561] Using max model len 131072",
+            "INFO 02-06 03:33:17 [scheduler.py:226] Chunked prefill is enabled with max_num_batched_tokens=8192.",
+            "(EngineCore_DP0 pid=10479) INFO 02-06 03:33:32 [gpu_model_runner.py:4130] Model loading took 14.99 GiB "
+            "memory and 6.720924 seconds",
+            "(EngineCore_DP0 pid=10479) INFO 02-06 03:33:33 [gpu_worker.py:356] Available KV cache memory: 19.28 GiB",
+            "(EngineCore_DP0 pid=10479) INFO 02-06 03:33:33 [kv_cache_utils.py:1307] GPU KV cache size: 157,936 tokens",
+            "(EngineCore_DP0 pid=10479) INFO 02-06 03:33:33 [kv_cache_utils.py:1312] Maximum concurrency for 131,072 "
+            "tokens per request: 1.20x",
+        ),
+        reported="tokens",
+        gpu="NVIDIA A100 40GB (GCP a2-highgpu-1g, one GPU)",
+        gpu_source=R3_A100_40_TOTAL,
+        version="0.15.1 ('Initializing a V1 LLM engine (v0.15.1)')",
+        flags="vllm.LLM(model='.../Meta-Llama-3.1-8B-Instruct', enforce_eager=True, gpu_memory_utilization=0.9, "
+        "tensor_parallel_size=1) (test.py @506a8fd5)",
+        model_source=HF.format("meta-llama/Llama-3.1-8B-Instruct") + " (planner_cases LLAMA31_8B; cloned as "
+        "meta-llama/Meta-Llama-3.1-8B-Instruct)",
+    ),
+    Case(
+        "Qwen2.5-14B-Instruct, H100 80GB HBM3, util 0.90, V1 0.21.0, len 4096, no prefix caching, max_num_seqs 256",
+        "https://github.com/llm-inferno/server-sim/blob/30110e07126ed2b89f135375178b7168fe406d96/docs/example-runs/"
+        "qwen2.5-14b-h100/results/vllm-startup-calibration.txt",
+        cfg("Qwen2.5-14B-Instruct"),
+        79.18,
+        0.90,
+        226240,
+        max_model_len=4096,
+        batched_tokens=8192,
+        max_num_seqs=256,
+        estimate_cudagraphs=True,
+        note="A simulator project's frozen example run ('Qwen2.5-14B-Instruct on H100'): the raw KV lines copied from "
+        "the vLLM pod log into results/vllm-startup-calibration.txt, the deployment as applied in "
+        "manifests/deployment-vllm-qwen.yaml (image vllm/vllm-openai:v0.21.0, one GPU, OpenShift nodes "
+        "'NVIDIA-H100-80GB-HBM3'). CUDA graphs on; v0.21 subtracts the CUDA-graph estimate by default ('CUDA graph "
+        "memory profiling is enabled (default since v0.21.0)' in other public logs). max_num_batched_tokens not "
+        "printed: the release's default for an H100 API server (8192). 226,240 x 192 KiB = 41.43 GiB.",
+        part="sealed",
+        vllm="0.21.0",
+        source="llm-inferno/server-sim",
+        log="server-sim qwen2.5-14b-h100 06-24 15:25",
+        quote=(
+            "(APIServer pid=44) INFO 06-24 15:25:29 [utils.py:240] non-default args: {'model_tag': "
+            "'Qwen/Qwen2.5-14B-Instruct', 'model': 'Qwen/Qwen2.5-14B-Instruct', 'trust_remote_code': True, 'dtype': "
+            "'bfloat16', 'max_model_len': 4096, 'served_model_name': ['qwen'], 'generation_config': 'vllm', "
+            "'download_dir': '/models-cache', 'gpu_memory_utilization': 0.9, 'enable_prefix_caching': False, "
+            "'max_num_seqs': 256}",
+            "(EngineCore pid=245) INFO 06-24 15:26:28 [gpu_worker.py:462] Available KV cache memory: 41.43 GiB",
+            "(EngineCore pid=245) INFO 06-24 15:26:28 [kv_cache_utils.py:1710] GPU KV cache size: 226,240 tokens",
+            "(EngineCore pid=245) INFO 06-24 15:26:28 [kv_cache_utils.py:1711] Maximum concurrency for 4,096 tokens "
+            "per request: 55.23x",
+        ),
+        reported="tokens",
+        gpu="NVIDIA H100 80GB HBM3 (OpenShift node label 'NVIDIA-H100-80GB-HBM3')",
+        gpu_source=H100_TOTAL,
+        version="0.21.0 (image vllm/vllm-openai:v0.21.0; README: 'vLLM v0.21.0 prints the real KV capacity')",
+        flags="vllm serve Qwen/Qwen2.5-14B-Instruct --served-model-name qwen --trust-remote-code --download-dir "
+        "/models-cache --no-enable-prefix-caching --dtype bfloat16 --max-model-len 4096 --max-num-seqs 256 "
+        "--gpu-memory-utilization 0.90 --port 8000 --generation-config vllm",
+        model_source="tests/data/models/Qwen2.5-14B-Instruct",
+    ),
+    Case(
+        "Qwen2.5-3B-Instruct fp16, Colab Tesla T4 (14.56 GiB), util 0.90, V0 0.6.6.post1, eager, len 4096",
+        TT + "reports/vllm-colab-t4-e2e-2026-06-24/09-vllm-server.log",
+        shape(QWEN25_3B, torch_dtype="float16"),
+        14.56,
+        0.90,
+        10533 * 16,
+        max_model_len=4096,
+        engine="v0",
+        enforce_eager=True,
+        note="KV tokens = 10533 blocks x 16. Colab T4 (sm_75) with VLLM_ATTENTION_BACKEND=XFORMERS; --dtype half "
+        "(cast from bf16); chunked prefill off (len 4096), max_num_seqs default 256. The same start is quoted in "
+        "04-verify.txt (log tail) and, abridged, in the repository's Colab T4 runbook (memo/)",
+        part="sealed",
+        vllm="0.6.6.post1",
+        source="TickerTaka/TickerTaka-backend",
+        log="TickerTaka colab T4 09-vllm-server.log",
+        quote=(
+            "INFO 06-24 14:57:17 api_server.py:712] vLLM API server version 0.6.6.post1",
+            "WARNING 06-24 14:57:18 config.py:2276] Casting torch.bfloat16 to torch.float16.",
+            "INFO 06-24 14:57:54 selector.py:129] Using XFormers backend.",
+            "INFO 06-24 14:59:06 model_runner.py:1099] Loading model weights took 5.7915 GB",
+            "INFO 06-24 14:59:08 worker.py:241] Memory profiling takes 2.06 seconds",
+            "INFO 06-24 14:59:08 worker.py:241] the current vLLM instance can use total_gpu_memory (14.56GiB) x "
+            "gpu_memory_utilization (0.90) = 13.11GiB",
+            "INFO 06-24 14:59:08 worker.py:241] model weights take 5.79GiB; non_torch_memory takes 0.13GiB; PyTorch "
+            "activation peak memory takes 1.40GiB; the rest of the memory reserved for KV Cache is 5.79GiB.",
+            "INFO 06-24 14:59:08 gpu_executor.py:76] # GPU blocks: 10533, # CPU blocks: 7281",
+            "INFO 06-24 14:59:08 gpu_executor.py:80] Maximum concurrency for 4096 tokens per request: 41.14x",
+            "INFO 06-24 14:59:12 llm_engine.py:431] init engine (profile, create kv cache, warmup model) took 6.38 seconds",
+        ),
+        reported="blocks",
+        gpu="Google Colab Tesla T4 16GB (01-status.txt 'Hardware: T4'; 02-setup.txt 'device Tesla T4')",
+        gpu_source="printed in the log (total_gpu_memory (14.56GiB))",
+        version="0.6.6.post1 printed ('vLLM API server version 0.6.6.post1', 'Initializing an LLM engine (v0.6.6.post1)')",
+        flags="scripts/colab/serve.py: VLLM_ATTENTION_BACKEND=XFORMERS python -m vllm.entrypoints.openai.api_server "
+        "--model Qwen/Qwen2.5-3B-Instruct --dtype half --enforce-eager --max-model-len 4096 "
+        "--gpu-memory-utilization 0.90 --port 8000 (args line agrees: block_size None -> 16, max_num_seqs None, "
+        "swap_space 4, kv_cache_dtype 'auto')",
+        model_source=HF.format("Qwen/Qwen2.5-3B-Instruct") + " (public copies of its values: 36 layers, 2048 hidden, "
+        "16 heads, 2 KV heads, 11008 intermediate, vocab 151936, 32768 positions, tied); weights 5.7915 GB and "
+        "5.79 GiB / 36 KiB per token / 16 = 10,540 agree",
+    ),
+]
+
+SEALED: list[Case] = FIRST_BATCH + SECOND_BATCH
+SECOND = {c.name for c in SECOND_BATCH}
+
 # Candidates seen and left out, with the reason (decided before the planner was run on them).
 LEFT_OUT: dict[str, str] = {
     "dennislee22/vLLM-benchmarking Tests 6-8 (Qwen2.5-32B TP1/TP2, Qwen2-72B TP2)": "no start-up log committed and "
@@ -1162,4 +1849,112 @@ LEFT_OUT: dict[str, str] = {
     "start (model not identified)",
     "code: many '# GPU blocks: 1234 / 2048 / 4096 / 6144 / 7890 / 8192 / 12345' hits": "illustrative or invented "
     "numbers in docs, tests and tutorials",
+    SEARCH.format("%22GPU+KV+cache+size%3A+18%2C976+tokens%22"): "Qwen/Qwen3-32B on an NSCC node, vLLM 0.26.0, with an "
+    "EAGLE-3 draft head (speculative decoding); GPU and util not stated in the file",
+    SEARCH.format(
+        "%22GPU+KV+cache+size%3A+52%2C960+tokens%22"
+    ): "kvcached comparison write-up (baseline 'Model loading "
+    "took 56.88 GiB', 4.85 GiB, 52,960 tokens at 16,384): not examined further for lack of time; kvcached setups "
+    "share the GPU between engines (as issues_a's kvcached entry)",
+    SEARCH.format("%22GPU+KV+cache+size%3A+7%2C228%2C559+tokens%22"): "305.79 GiB checkpoint on H200 (MLA/hybrid-class "
+    "token count): outside the dense/MoE shapes asked for",
+    SEARCH.format("%22GPU+KV+cache+size%3A+150%2C272+tokens%22"): "Qwen3-Coder-30B-A3B on 'a single 80GB card' (Barkla "
+    "HPC, official vLLM image under Apptainer) at util 0.90, 'Model loading took 56.9342 GiB', 150,272 tokens: card "
+    "model (A100 or H100) and vLLM version not stated",
+    SEARCH.format("%22GPU+KV+cache+size%3A+286%2C007+tokens%22"): "nvidia/Gemma-4-26B-A4B-NVFP4 under WSL: multimodal "
+    "NVFP4 MoE",
+    AGS + "profile_data/engine_logs/a100_Llama-3.1-8B_multi_pool_evidence.txt": "Llama-3.1-8B-Instruct TP1 on an "
+    "A100-SXM4-40GB host, vLLM 0.19.0, util 0.85, prefix caching and chunked prefill on, two starts (mml 32768 "
+    "05-04 and mml 8192 04-30) both 'Available KV cache memory: 17.12 GiB', 'GPU KV cache size: 140,208 tokens' "
+    "(4.28x / 17.12x). Left out: the host's nvidia-smi shows an unusual '39936 MiB' per card (not the common 40960), "
+    "so the total vLLM saw is not established (38.4-39.4 GiB: +-0.85 GiB of budget at 0.85)",
+    AGS + "profile_data/engine_logs/2080ti_Llama-3.1-8B_tp1_pool_evidence.txt": "Llama-3.1-8B on a 22 GB (modified) "
+    "RTX 2080 Ti host, vLLM 0.19.0, util 0.85: TP1 eager len 4096 'GPU KV cache size: 23,600 tokens' (2.88 GiB, "
+    "weights 14.99 GiB), TP2 133,632 / TP4 393,120 tokens with the CUDA-graph estimate. Left out: the total used "
+    "(23,622,320,128 B) is exactly 22 GiB, a nominal figure, not a printed one; Turing, fp16; TP2/TP4 flags only "
+    "partly quoted",
+    AGS_3090 + " (util 0.90 starts)": "'stage-split-flag launches' at util 0.90 with prefix caching (TP2 214,576 / "
+    "TP4 551,712 tokens): flags not quoted in full and the lines not verbatim",
+    SEARCH.format("%22GPU+KV+cache+size%3A+136%2C592+tokens%22"): "DotsOCR (vision-language OCR model) under WSL, vLLM "
+    "0.9.1, util 0.8: multimodal",
+    SEARCH.format(
+        "%22GPU+KV+cache+size%3A+729%2C248+tokens%22"
+    ): "Salyut1/GLM-4.7-NVFP4 (177B NVFP4 MoE) on 4x RTX PRO "
+    "6000 Max-Q, vLLM 0.15.1, util 0.80, patched weight loader: MoE/NVFP4 outside the shapes asked for",
+    SEARCH.format("%22GPU+KV+cache+size%3A+105%2C328+tokens%22"): "Qwen/Qwen3-0.6B on an RTX 5060 Ti 16GB under WSL2 "
+    "(Windows 11 host, driver 610.88), vLLM 0.29.0, --gpu-memory-utilization 0.85 --max-model-len 8192, "
+    "VLLM_USE_FLASHINFER_SAMPLER=0 VLLM_WSL2_ENABLE_PIN_MEMORY=1: 'Available KV cache memory: 11.25 GiB', 'GPU KV "
+    "cache size: 105,328 tokens', 'Maximum concurrency for 8,192 tokens per request: 12.86x'. Left out: the total "
+    "is printed only as torch's rounded 'vram GB : 15.9' under WSL2/WDDM (native Linux shows 15.48 GiB for this "
+    "card), so what cudaMemGetInfo gave vLLM is not established; as planner_cases' 5070 Ti WSL2 entry.",
+    SEARCH.format("%22GPU+KV+cache+size%3A+125%2C680+tokens%22"): "Qwen/Qwen2.5-0.5B-Instruct on a local 'RTX 4060 "
+    "8GB', vLLM 0.8.5.post1 V1, LLM(enable_prefix_caching=False, max_model_len=1024, gpu_memory_utilization=0.45): "
+    "'GPU KV cache size: 125,680 tokens'. Left out: GPU total not printed and desktop vs laptop 4060 (and OS) not "
+    "established (user 'asus'), so the 8 GB card's total is uncertain",
+    SEARCH.format("%22GPU+KV+cache+size%3A+112%2C064+tokens%22"): "Qwen3-32B dense on 'physical GPU2' of a Blackwell "
+    "sm_120 box, vLLM v0.19, FLASH_ATTN, --max-num-seqs 128, util 0.95, default len 40960 ('Maximum concurrency for "
+    "40,960 tokens per request: 2.74x'): the GPU model and memory are never named (machine names deliberately "
+    "omitted); 61 GiB of bf16 weights plus 27.4 GiB of KV point to a 96 GB RTX PRO 6000, but that is inference",
+    SEARCH.format("%22GPU+KV+cache+size%3A+100%2C224+tokens%22"): "Nemotron-Cascade on an RTX 5090 at util 0.75, "
+    "quoted inside an assistant's chat reply; hybrid model, flags and version not stated",
+    SEARCH.format("%22GPU+KV+cache+size%3A+102%2C880+tokens%22"): "encoder-cache model ('profiled with 178 "
+    "conditionals items'): not a text decoder",
+    KTH.format("202f49b910b6245975271f06d033cd8c18dea4a3")
+    + "logs/2026-07-19_STEPS_RESULTS_yunuikang.md (STEP 1)": "Qwen3-8B on RTX 5090, util 0.92, len 32768, vLLM 0.24.0, the day's first start ('GPU KV cache size: 89,040 "
+    "tokens', 'Model loading took 15.27 GiB'): same configuration as the kept 95,936-token case but with a cold "
+    "compile / CUDA-graph cache (the author's reading); kept out so that one configuration counts once. Useful for "
+    "diagnosis: cold first start 0.95 GiB below the warm restarts.",
+    KTH.format("33447b7ccdfa72909a2ba693f67de2a622251272")
+    + "logs/2026-07-02_EXPERIMENT_LOG_yunuikang.md (section 2)": "Qwen3-8B on RTX 4090, util 0.92, len 32768, vLLM 0.24.0: 'num_gpu_blocks 2312 x block 16 = 36,992 tokens' per "
+    "backend, an early start of the same configuration as the kept 43,888-token case (0.95 GiB lower, as the 5090's "
+    "cold first start); no log line quoted",
+    "kthxo/distserving SGLang runs (5090 TP2 / H200 Qwen3-8B and Qwen2.5-7B, '262,144 tok' pins)": "SGLang, not vLLM",
+    SEARCH.format("%22GPU+KV+cache+size%3A+88%2C176+tokens%22"): "Qwen3-30B-A3B-FP8 on an NVIDIA GB10 (DGX Spark "
+    "class, unified memory), NGC vLLM 0.13.0+faa43dbf.nv26.01, util 0.3, fp8 KV: unified memory is outside the "
+    "planner's model",
+    "https://github.com/xlisp/jimw-vllm (four V0 0.6.4.post1 starts: Llama-3.2-1B, phi-1_5, opt-125m twice)": "a GTX 1080 "
+    "(Pascal, below the compute capability vLLM supports; the engine generated garbage) with Xorg holding ~300 MiB "
+    "that this release counts as non-torch memory: left out as a whole before the planner ran on it",
+    "code: '# GPU blocks: 19513' (total_gpu_memory=191.98GiB, Llama-3.1-70B FP8, util 0.98)": "AMD MI300 (hotaisle "
+    "host, vllm-rocm): non-NVIDIA",
+    "code: '# GPU blocks: 5065' (InternVL3-78B TP8 on g6e.48xlarge L40S, v0.6.6.post1)": "multimodal model (already "
+    "in v0_f's LEFT_OUT as the InternVL3-78B start)",
+    "code: '# GPU blocks: 5691' (Meta-Llama-3-8B on A100 40GB, total_gpu_memory (39.50GiB))": "a mirror of "
+    "vllm#12330, already in planner_cases' LEFT_OUT",
+    "code: '# cuda blocks: 2542' (total_gpu_memory (8.00GiB) x 0.50, BitsAndBytes)": "doc names "
+    "Qwen2.5-7B-Instruct but 1.49 GiB weights and 1.09 GiB / 2542 blocks = 28 KiB per token fit a 1.5B model: "
+    "model uncertain; lines abridged",
+    "code: '# GPU blocks: 1253' (NousResearch/Meta-Llama-3.1-8B-Instruct, v0.5.5, len 20000, Lightning studio)": "GPU not stated",
+    "code: '# GPU blocks: 13330' (Llama-3.1-Swallow-8B, v0.6.1.dev238, nara-wu-slc tutorial)": "GPU and util of "
+    "the lab server not stated",
+    "code: '# GPU blocks: 281784' (Qwen2.5-1.5B-Instruct, v0.6.1.dev238, MCP-vLLM project)": "GPU not stated",
+    "code: '# GPU blocks: 1330' (Mistral-7B-Instruct-v0.3-GPTQ in Triton, 02-19)": "GPU not found in the excerpt",
+    "code: '# GPU blocks: 14774' / '15570' (kaitchup AutoRound GPTQ benchmarks, v0.5.x, len 512)": "GPU not "
+    "stated in the excerpts; not pursued",
+    "code: '# GPU blocks: 19000' (v0.5.0.post1, model '/path/to/your/model/dir', DNA sequences)": "model not "
+    "identified, GPU not stated",
+    "code: '# GPU blocks: 37300' (opt-125m, v0.6.4.dev26)": "just-record/vllm_practice, already left out in v0_f "
+    "(GPU not stated)",
+    "code: '# GPU blocks: 127981' (opt-125m, v0.4.0.post1, skampere1)": "GPU not stated in the excerpt",
+    "code: '# GPU blocks: 119630' (2.0512 GB weights, LMCache CacheBlend notes)": "abridged lines, GPU not "
+    "named, LMCache build",
+    "code: '# GPU blocks: 2153' (Phi-3.5-vision-instruct)": "multimodal model",
+    "code: '# GPU blocks: 2889' (DeepSeek-V3)": "MLA model",
+    "code: '# GPU blocks: 268051' (EngineCore with worker.py '# GPU blocks', 64.15 GiB weights)": "not a stock "
+    "vLLM V0 wording in a V1 EngineCore process (fork); not pursued",
+    "code: '# GPU blocks: 20186' / '169460' / '12003' (same files as the ROCm 51554 log)": "AMD GPUs",
+    "code: '# GPU blocks: 1095' / '2254' / '747' (XPU)": "Intel GPU (non-NVIDIA)",
+    "code: '# GPU blocks: 27243' (Qwen2.5-32B-AWQ, 'v0.11.0' with V0 gpu_executor lines)": "lines not "
+    "self-consistent (a V1-era version with V0 file names): not a real log",
+    "code: '# GPU blocks: 3721' ('KV cache size: 3721 blocks (约 9.10 GiB)')": "not vLLM's wording: invented sample",
+    "code: '# GPU blocks: 42831' / '12483' / '14208' / '27648' / '7449'": "invented or tutorial samples (wordings "
+    "vLLM never prints, e.g. 'Maximum concurrency: 64 sequences')",
+    "code: '# GPU blocks: 15606' / '15612' (LP scheduler research, load_format=dummy, len 32)": "patched "
+    "scheduler, dummy weights, model and GPU outside the excerpt; not pursued",
+    "code: Memory profiling results: total_gpu_memory=15.56GiB (vllm#10797, Llama-3.2-3B, RTX 4080, util 1)": "issue seen only in fragments; no KV line in them and the title says the model could not load",
+    "code: Memory profiling results: total_gpu_memory=23.69GiB (Qwen2-VL, v0.6.4.post1)": "multimodal model",
+    "code: Memory profiling results: total_gpu_memory=79.15GiB (two 14B/72B instances on one GPU)": "vLLM "
+    "sharing the GPU with another instance",
+    "code: many '# GPU blocks: 1000 / 1024 / 1234 / 2048 / 4096 / 8192 / 12345' hits": "test fixtures and "
+    "illustrative numbers",
 }
