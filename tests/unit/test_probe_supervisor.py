@@ -168,6 +168,29 @@ def test_a_start_probe_that_finds_a_dead_engine_brings_it_back_and_another_failu
     assert [e.fields["PROBE_STEP"] for e in events if e.kind is EventKind.PROBE_FAILED] == ["chat", "models"]
 
 
+def test_an_engine_a_probe_finds_dead_of_memory_is_remedied_as_a_memory_failure(guard: Any) -> None:
+    # The engine ran out of memory on a request while the server stayed up: the start probe's chat gets a 500.
+    # Its log says why (the lines of a public V0 log: vllm-project/vllm#10596, in tests/data/logs), so the guard
+    # steps the flags down and restarts the unit on them, rather than restarting it on the same flags.
+    from tests.conftest import DATA
+    from tests.corpus import lines_of
+
+    d, sc, events, probes, _ = guard
+    probes.start = DEAD_500
+    _started(d)
+    d.live["vllm-qwen"].lines.extend(lines_of(DATA / "logs/cuda_oom_runtime/vllm-10596-echo-true-mqllmengine-dead.log"))
+    _collect(d)
+    assert sc.calls == [("restart", UNIT)]
+    died = next(e for e in events if e.kind is EventKind.FAILURE_DETECTED)
+    assert died.fields["KIND"] == "cuda_oom_runtime" and "engine died" in died.message
+    assert "the first chat request failed" in died.message
+    ts = d.state.targets["vllm-qwen"]
+    assert ts.last_failure is not None and ts.last_failure.kind == "cuda_oom_runtime"
+    assert ts.current is not None and ts.current.flags.max_num_seqs == 128  # stepped down from vLLM's 256
+    changed = [e for e in events if e.kind is EventKind.REMEDY_APPLIED]
+    assert changed and "restarted the unit" in changed[-1].fields["CHANGE"]
+
+
 def test_a_dead_engine_past_the_budget_is_given_up_on(guard: Any) -> None:
     d, sc, events, probes, _ = guard
     probes.start = DEAD_500

@@ -10,6 +10,7 @@ from __future__ import annotations
 from vllm_guard.app.config_load import read_api_key
 from vllm_guard.app.guard_core import LiveUnit
 from vllm_guard.app.remedy_executor import RemedyExecutor
+from vllm_guard.core.classify import classify
 from vllm_guard.core.config import Target
 from vllm_guard.core.events import EventKind
 from vllm_guard.core.failure import Failure
@@ -168,6 +169,15 @@ class ProbeSupervisor(RemedyExecutor):
 
     def _engine_dead(self, target: Target, ts: TargetState, live: LiveUnit, why: str) -> None:
         live.next_live_probe = None
+        inv = live.invocation
+        # the engine's own last words reach the journal about when its server answers 500: read them first
+        self.read_journal_now()
+        if live.invocation != inv or (inv is not None and inv in ts.handled):
+            return  # the unit's end was read meanwhile, and handled as a failed attempt
+        died = classify(list(live.lines))
+        if died.kind.is_memory:
+            self._engine_died_of_memory(target, ts, live, died, why)
+            return
         failure = Failure(FailureKind.ENGINE_DEAD, evidence=(why,), hint="the engine is dead or hung: restart it")
         ts.last_failure = AttemptRecord(
             invocation_id=live.invocation or "", kind="engine_dead", phase="serve", evidence=[why], hint=failure.hint
@@ -175,6 +185,38 @@ class ProbeSupervisor(RemedyExecutor):
         self.bring_back(
             target, ts, live.invocation, why, message=f"engine_dead: {why}", restart=True, PHASE="serve", EVIDENCE=why
         )
+
+    def _engine_died_of_memory(self, target: Target, ts: TargetState, live: LiveUnit, died: Failure, why: str) -> None:
+        """A probe found the engine dead and its log says it ran out of memory: the failure it is, remedied as
+        one (new flags need a restart, as the server is still up), not a restart on the same flags."""
+        inv = live.invocation or ""
+        evidence = [*died.evidence[:4], why]
+        ts.last_failure = AttemptRecord(
+            invocation_id=inv,
+            kind=died.kind.value,
+            phase=died.phase.value,
+            numbers=dict(died.numbers),
+            evidence=evidence,
+            hint=died.hint,
+        )
+        ts.remember_attempt(ts.last_failure)
+        self.dirty = True
+        self.emit(
+            EventKind.FAILURE_DETECTED,
+            f"{target.unit_file}: engine died: {died.kind.value} ({died.phase.value})"
+            + (f": {died.evidence[0]}" if died.evidence else "")
+            + f" ({why})",
+            target,
+            KIND=died.kind.value,
+            PHASE=died.phase.value,
+            CONFIDENCE=died.confidence.value,
+            BASIS=died.basis.value,
+            INVOCATION_ID=inv,
+            EVIDENCE="\n".join(evidence),
+            HINT=died.hint,
+            ATTEMPT=str(len(ts.attempts)),
+        )
+        self.remedy(target, ts, died, live.invocation, still_running=True)
 
     def _step_back_due(self, t: Target, ts: TargetState, live: LiveUnit, now: float) -> bool:
         g = self.loaded.config.guard

@@ -142,7 +142,10 @@ class RemedyExecutor(GuardCore):
         invocation_id: str | None,
         *,
         exited_cleanly: bool = False,
+        still_running: bool = False,
     ) -> None:
+        """The decision for a failed attempt, carried out. ``still_running``: the unit is up although its engine
+        died (a probe found it so): new flags, or a retry, need the guard to restart it."""
         if ts.step_back_from is not None and failure.kind.is_memory:
             back = ts.step_back_from
             ts.step_back_from = None
@@ -155,6 +158,7 @@ class RemedyExecutor(GuardCore):
                 reason="stepping back toward the base flags failed; returning to the last known-good flags",
                 change=f"back to {back.flags.describe()}",
                 current=back,
+                restart_unit=still_running,
             )
             return
         if failure.kind.is_memory and self._ran_on_older_flags(ts, invocation_id):
@@ -219,6 +223,9 @@ class RemedyExecutor(GuardCore):
         start = exited_cleanly and d.action in (Action.CHANGE_FLAGS, Action.SWITCH_MODEL, Action.LET_RETRY)
         if start:
             change += "; started it (it had exited with status 0, which Restart=on-failure ignores)"
+        restart = still_running and d.action in (Action.CHANGE_FLAGS, Action.SWITCH_MODEL, Action.LET_RETRY)
+        if restart:
+            change += "; restarted the unit (its server was up with a dead engine)"
         self.plan(
             target,
             ts,
@@ -230,6 +237,7 @@ class RemedyExecutor(GuardCore):
             current=d.current,
             stop_unit=stop,
             start_unit=start,
+            restart_unit=restart,
             holders=holders,
         )
 

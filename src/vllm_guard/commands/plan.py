@@ -199,7 +199,6 @@ def run(args: argparse.Namespace) -> int:
         kv_bytes_per_token,
         parse_gpu_size,
         parse_vllm_version,
-        same_card,
         util_for,
     )
     from vllm_guard.errors import GuardError, UsageError
@@ -390,29 +389,20 @@ def run(args: argparse.Namespace) -> int:
         from vllm_guard.core.planner import calibrate
 
         planned = min(totals[:world])
-        margin = calibrated_band(reading.total_bytes, planned)
-        if margin > CALIBRATED_MARGIN:
+        differs = _setup_differences(reading, planned, tp, pp, version_text, enforce_eager)
+        margin = calibrated_band(reading.total_bytes, planned) if not differs else KV_MARGIN
+        if not differs and margin > CALIBRATED_MARGIN:
             calibration_notes.append(
-                (
-                    "the log does not print its GPU's total"
-                    if reading.total_bytes is None
-                    else "the log ran on another card"
-                )
-                + f": the error band stays {KV_MARGIN:.0%} ({CALIBRATED_MARGIN:.0%} needs a log from the planned card)"
+                f"the log does not print its GPU's total: the error band stays {KV_MARGIN:.0%} "
+                f"({CALIBRATED_MARGIN:.0%} needs a log from the planned card)"
             )
-        if reading.total_bytes is not None and reading.total_bytes != planned:
-            if same_card(reading.total_bytes, planned):
-                # the same card: vLLM's own measure of it (torch's total, less what the driver keeps) is the truth
-                calibration_notes.append(
-                    f"GPU total {reading.total_bytes / GiB:.2f} GiB as vLLM measured it in the log, planned instead "
-                    f"of {planned / GiB:.2f} GiB"
-                )
-                totals = [reading.total_bytes] * len(totals)
-            else:
-                calibration_notes.append(
-                    f"the log's GPU ({reading.total_bytes / GiB:.2f} GiB) is not the one planned for "
-                    f"({planned / GiB:.2f} GiB): its corrections are carried over"
-                )
+        if not differs and reading.total_bytes is not None and reading.total_bytes != planned:
+            # the same card: vLLM's own measure of it (torch's total, less what the driver keeps) is the truth
+            calibration_notes.append(
+                f"GPU total {reading.total_bytes / GiB:.2f} GiB as vLLM measured it in the log, planned instead "
+                f"of {planned / GiB:.2f} GiB"
+            )
+            totals = [reading.total_bytes] * len(totals)
         if reading.util is None:
             assumed = args.util or 0.9
             calibration_notes.append(
@@ -429,9 +419,18 @@ def run(args: argparse.Namespace) -> int:
             block_size=block_size,
             engine=engine,
         )
-        params = calibrate(info, reported, params)
-        calibrated = reported
-        calibration_notes.append(f"calibrated on {reading.describe()}")
+        if differs:
+            # a start of another setup: its corrections do not carry (bench/RESULTS-planner.md: carried across
+            # cards, TP or releases they were worse than none on published pairs)
+            calibration_notes.append(
+                f"not calibrated on {reading.describe()}: that start ran with {', '.join(differs)}, not what is "
+                f"planned, and corrections carried across setups were worse than none on published starts; "
+                f"the plan is from config.json, the error band {KV_MARGIN:.0%}"
+            )
+        else:
+            params = calibrate(info, reported, params)
+            calibrated = reported
+            calibration_notes.append(f"calibrated on {reading.describe()}")
         if reading.device == "cpu":
             calibration_notes.append(
                 "the log is from vLLM's CPU backend: its KV cache is sized by VLLM_CPU_KVCACHE_SPACE, not by GPU "
@@ -624,6 +623,32 @@ def _target_vllm_version(target: Any) -> str | None:
 
     python = python_of(target)
     return host.installed_vllm_version(python) if python else None
+
+
+def _setup_differences(
+    reading: Any, planned_total: int, tp: int, pp: int, version_text: str | None, enforce_eager: bool
+) -> list[str]:
+    """How the log's start differs from the plan in what its corrections depend on (the card, the parallel
+    layout, the release, CUDA graphs); what the log does not state is taken to be as planned, but the card."""
+    from vllm_guard.core.planner import parse_vllm_version, same_card
+
+    out: list[str] = []
+    total = reading.total_bytes
+    if total is not None and not same_card(total, planned_total):
+        out.append(f"another card ({total / (1 << 30):.2f} GiB, planned {planned_total / (1 << 30):.2f} GiB)")
+    if reading.tp is not None and reading.tp != tp:
+        out.append(f"tensor_parallel_size {reading.tp} (planned {tp})")
+    if reading.pp is not None and reading.pp != pp:
+        out.append(f"pipeline_parallel_size {reading.pp} (planned {pp})")
+    if reading.vllm_version is not None and version_text is not None:
+        try:
+            if parse_vllm_version(reading.vllm_version) != parse_vllm_version(version_text):
+                out.append(f"vLLM {reading.vllm_version} (planned {version_text})")
+        except ValueError:
+            pass
+    if reading.enforce_eager is not None and reading.enforce_eager != enforce_eager:
+        out.append(f"enforce_eager {reading.enforce_eager} (planned {enforce_eager})")
+    return out
 
 
 def _modalities(info: Any) -> tuple[str, ...]:
