@@ -1165,6 +1165,8 @@ HELD_OUT = [
         vllm="0.8.2",
         source="QwenLM/Qwen3-VL#1057",
         log="QwenLM/Qwen3-VL#1057",
+        # the README's limit_mm_per_prompt, recorded after the first run (it was in ``flags`` only)
+        params={"limit_mm_per_prompt": (("image", 10), ("video", 10))},
         quote=(
             "INFO 04-03 09:07:49 [gpu_model_runner.py:1186] Model loading took 15.6271 GB and 4.371134 seconds",
             "INFO 04-03 09:07:49 [gpu_model_runner.py:1456] Encoder cache will be initialized with a budget of 16384 "

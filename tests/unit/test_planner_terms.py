@@ -549,8 +549,12 @@ def test_preprocessor_bounds_change_the_largest_image() -> None:
         ("0.11.0", 32768, 32768),  # 4 frames
         ("0.11.0", 128000, 7 * 16384),  # 14 frames: the cap
         ("0.10.2", 128000, 7 * 16384),  # (128000 // 16384) x 2 = 14 frames, under the cap of 16
-        # before 0.10 one image's tokens came off first: (128000 - 16384) // 16384 = 6 grids, 12 frames
+        # up to 0.10.1 the images' tokens came off first: (128000 - 16384) // 16384 = 6 grids, 12 frames (0.8.1-0.8.3
+        # at the default limit of 1 image; 0.8.4-0.10.1 with one image whatever the limit)
         ("0.8.1", 128000, 6 * 16384),
+        ("0.8.5", 128000, 6 * 16384),
+        ("0.10.1", 32768, 16384),  # (32768 - 16384) // 16384 = 1 grid: 2 frames
+        ("0.10.2", 32768, 32768),  # nothing taken off from 0.10.2: 2 grids
     ],
 )
 def test_qwen25_vl_largest_video(version: str, max_model_len: int, tokens: int) -> None:
@@ -569,6 +573,32 @@ def test_qwen25_vl_profile_matches_vllm_0_8_1() -> None:
     assert (e.budget_tokens, e.items, e.modality) == (98304, 1, "video")
 
 
+def test_qwen25_vl_profile_of_0_8_2_counts_the_configured_limits() -> None:
+    # vLLM 0.8.2, Qwen2.5-VL-7B-Instruct at 128000 with limit_mm_per_prompt image 10, video 10 (the model README's
+    # LLM(...) of that date): "Encoder cache will be initialized with a budget of 16384 tokens, and profiled with 1
+    # image items of the maximum feature size." https://github.com/QwenLM/Qwen3-VL/issues/1057
+    # Up to 0.8.3 the profile sizes the video for the configured counts: 10 images' 163840 tokens leave no room,
+    # so 1 frame (16384 tokens) ties with the image, which is listed first.
+    limits = (("image", 10), ("video", 10))
+    p = PlannerParams(vllm_version="0.8.2", limit_mm_per_prompt=limits)
+    e = encoder_profile(info_of(QWEN25_VL_7B), p, 8192, 256, 128000, 1)
+    assert e is not None and (e.modality, e.budget_tokens, e.items) == ("image", 16384, 1)
+    # from 0.8.4 the profile counts one of each, whatever the limits: 12 frames, the video
+    later = encoder_profile(info_of(QWEN25_VL_7B), replace(p, vllm_version="0.8.4"), 8192, 256, 128000, 1)
+    assert later is not None and (later.modality, later.budget_tokens) == ("video", 98304)
+
+
+def test_the_encoder_runs_on_a_video_sized_for_the_batch_before_0_11() -> None:
+    # gpu_model_runner.py builds the dummy video for max_num_batched_tokens in 0.8.2-0.9.2 and 0.10.1-0.10.2: the
+    # budget is the 98304-token item, the tower runs on the 2 frames (16384 tokens) that 8192 tokens allow
+    info = info_of(QWEN25_VL_7B)
+    old = encoder_profile(info, PlannerParams(vllm_version="0.9.2"), 8192, 1024, 128000, 1)
+    new = encoder_profile(info, PlannerParams(vllm_version="0.11.0"), 8192, 1024, 128000, 1)
+    assert old is not None and new is not None
+    assert old.budget_tokens == 98304 and old.patches == 16384 * 4
+    assert new.budget_tokens == 7 * 16384 and new.patches == 7 * 16384 * 4
+
+
 def test_qwen3_vl_profile_matches_vllm_0_11() -> None:
     # vLLM 0.11.0, Qwen3-VL-8B-Instruct-FP8, --max-model-len 32768:
     # "INFO 11-03 12:02:17 [gpu_model_runner.py:3344] Encoder cache will be initialized with a budget of 153600
@@ -580,8 +610,9 @@ def test_qwen3_vl_profile_matches_vllm_0_11() -> None:
     e = encoder_profile(info_of(QWEN3_VL_8B), p, 8192, 1024, 32768, 1)
     assert e is not None
     assert (e.budget_tokens, e.items, e.modality, e.patches) == (153600, 1, "video", 12288 * 4)
-    # the 12288 embeddings are scattered into (153600, 4096 x (1 + 3 deepstack)) zeros for the encoder cache
-    assert e.held == 49152 * 1536 * 4 + 153600 * 4096 * 4 * 2
+    # the 12288 embeddings are copied into (153600, 4096 x (1 + 3 deepstack)) zeros for the encoder cache, and the
+    # profile's loop variable keeps the original (12288 rows) alive until the sampler has run
+    assert e.held == 49152 * 1536 * 4 + (153600 + 12288) * 4096 * 4 * 2
     # 0.13+: one frame pair at 25165824 / 2 pixels: 3520 x 3520 -> 220 x 220 patches -> 12100 tokens, less than
     # the image's 16384: the image is profiled
     later = encoder_profile(info_of(QWEN3_VL_8B), PlannerParams(vllm_version="0.13.0"), 8192, 1024, 32768, 1)

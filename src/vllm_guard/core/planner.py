@@ -600,11 +600,22 @@ def activation_bytes(info: ModelInfo, batched_tokens: int, max_num_seqs: int, tp
 
 
 def _limit(params: PlannerParams, modality: str) -> int:
-    """--limit-mm-per-prompt for a modality as given, else vLLM's default (999 under V1, 1 under V0)."""
+    """--limit-mm-per-prompt for a modality as given, else vLLM's default: 999 under V1 from 0.8.4
+    (get_default_limit_per_prompt), 1 under V0 and before."""
     given = dict(params.limit_mm_per_prompt)
     if modality in given:
         return given[modality]
-    return 999 if params.engine == "v1" else 1
+    v = version_of(params)
+    return 999 if params.engine == "v1" and (v is None or v >= (0, 8, 4)) else 1
+
+
+def _profile_counts(params: PlannerParams, modality: str) -> int:
+    """The count of a modality vLLM's profile sizes the largest item for (registry
+    get_max_tokens_per_item_by_modality): the configured limit up to 0.8.3, 1 from 0.8.4 (V1)."""
+    v = version_of(params)
+    if params.engine == "v1" and v is not None and v < (0, 8, 4):
+        return max(1, _limit(params, modality))
+    return 1
 
 
 def smart_resize(height: int, width: int, factor: int, min_pixels: int, max_pixels: int) -> tuple[int, int]:
@@ -716,12 +727,16 @@ def mm_max_tokens_per_item(info: ModelInfo, params: PlannerParams, seq_len: int)
                 patches = vision_patches(tower, 2, vframe)
                 out["video"] = MMItem(patches // merge2, patches // merge2, patches)
             else:
-                room = seq_len - (image_tokens if v is not None and v < (0, 10, 0) else 0)
-                # _get_max_video_frames: the most frames whose tokens fit (each temporal_patch_size frames
-                # make one grid of image_tokens), at least 1
-                total_frames = max(1, room // max(1, image_tokens) * tower.temporal_patch_size)
+                # get_num_frames_with_most_features: up to 0.10.1 the images' tokens (image count x one image)
+                # are taken from seq_len first; the frames that fit are split among the videos (counts:
+                # _profile_counts); _get_max_video_frames: the most frames whose tokens fit (each
+                # temporal_patch_size frames make one grid of image_tokens); at least 1 per video
+                images = _profile_counts(params, "image") if _limit(params, "image") > 0 else 0
+                room = seq_len - (images * image_tokens if v is not None and v < (0, 10, 2) else 0)
+                total_frames = max(0, room // max(1, image_tokens) * tower.temporal_patch_size)
+                per_video = max(1, total_frames // _profile_counts(params, "video"))
                 cap = 16 if v is not None and v < (0, 11, 0) else 14
-                patches = vision_patches(tower, max(1, min(total_frames, cap)), frame)
+                patches = vision_patches(tower, min(per_video, cap), frame)
                 out["video"] = MMItem(patches // merge2, patches // merge2, patches)
     if info.audio is not None and _limit(params, "audio") > 0:
         out["audio"] = MMItem(750, 750, 1500)  # 1500 encoder frames before the pool halves them
@@ -785,11 +800,19 @@ def encoder_profile(
         tokens = item.tokens
         budget = max(batched_tokens, tokens)
         limit = _limit(params, modality)
-        if v is not None and v < (0, 10, 2):
+        if v is not None and v < (0, 10, 0):
             items = max(1, min(-(-budget // tokens), max_num_seqs * limit))
-        else:
+        elif v is not None and v < (0, 10, 1):
+            items = max(1, min(budget // tokens, max_num_seqs * limit))
+        else:  # MultiModalBudget (vllm/v1/worker/utils.py, 0.10.1+)
             per_prompt = max(1, min(limit, max_model_len // tokens))
             items = max(1, min(budget // tokens, max_num_seqs * per_prompt))
+        # the dummy item the encoder runs on is built for max_num_batched_tokens in 0.8.2-0.9.2 and
+        # 0.10.1-0.10.2 (gpu_model_runner.py), for max_model_len from 0.11: a video has fewer frames there
+        # than the item the budget was sized by (an image is the same either way)
+        if v is not None and v < (0, 11, 0) and not (0, 10, 0) <= v < (0, 10, 1):
+            ran = mm_max_tokens_per_item(info, params, batched_tokens).get(modality, item)
+            item = MMItem(item.tokens, ran.embeds, ran.patches)
         total_patches = items * item.patches
         out_tokens = items * item.embeds
         text_tokens = batched_tokens
@@ -823,10 +846,11 @@ def encoder_profile(
     pixels_fp32 = total_patches * values * 4
     cast = total_patches * values * dt + total_patches * width * dt  # the 16-bit copy and the patch embedding
     outputs = out_tokens * out_width * (1 + deep) * dt
-    if params.engine == "v1" and (v is None or v >= (0, 10, 2)) and item.embeds < budget:
-        # gpu_model_runner.py profile_run: each item's output shorter than the budget is scattered into
-        # (budget, hidden) zeros for the encoder cache
-        outputs = items * budget * out_width * (1 + deep) * dt
+    if params.engine == "v1" and v is not None and (0, 11, 0) <= v < (0, 12, 0) and item.embeds < budget:
+        # gpu_model_runner.py profile_run, 0.11.x: each item's output shorter than the budget is copied into
+        # (budget, hidden) zeros for the encoder cache; the loop variable keeps the originals alive as well (one
+        # tensor the model split into the items' views)
+        outputs = items * (budget + item.embeds) * out_width * (1 + deep) * dt
     scale = params.activation_scale
     peak = int(scale * (pixels_fp32 + max(cast, layer) + outputs))
     held = int(scale * (pixels_fp32 + outputs))
