@@ -620,20 +620,6 @@ class Daemon(ProbeSupervisor):
                         live.lines.append(entry.message)
         return len(entries)
 
-    def read_journal_now(self, within_s: float = 1.0) -> None:
-        """Read the journal's pending entries, and those that arrive within ``within_s`` (a probe that found the
-        engine dead wants its last log lines, which journald may not have handed over yet)."""
-        if self.follower is None:
-            return
-        deadline = time.monotonic() + within_s
-        while True:
-            if self.take_journal():
-                continue
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return
-            self.follower.wait(min(0.1, left))
-
     def catch_up(self, limit_s: float = CATCH_UP_S) -> None:
         """Before READY=1: act on what the journal holds since the last cursor (the failures of starts made
         while the guard was down). A vLLM start waiting for the guard (its unit is After=vllm-guard.service)

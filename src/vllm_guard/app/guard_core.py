@@ -182,10 +182,6 @@ class GuardCore:
     def now(self) -> float:
         return self.deps.clock()
 
-    def read_journal_now(self, within_s: float = 1.0) -> None:
-        """Read what the journal holds now, waiting up to ``within_s`` for more (the daemon's loop does this;
-        the core alone has no journal)."""
-
     def emit(self, kind: EventKind, message: str, target: Target | None = None, **fields: str) -> None:
         if target is not None:
             fields.setdefault("UNIT", target.unit_file)

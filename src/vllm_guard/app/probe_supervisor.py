@@ -169,11 +169,7 @@ class ProbeSupervisor(RemedyExecutor):
 
     def _engine_dead(self, target: Target, ts: TargetState, live: LiveUnit, why: str) -> None:
         live.next_live_probe = None
-        inv = live.invocation
-        # the engine's own last words reach the journal about when its server answers 500: read them first
-        self.read_journal_now()
-        if live.invocation != inv or (inv is not None and inv in ts.handled):
-            return  # the unit's end was read meanwhile, and handled as a failed attempt
+        # the engine's last words, as far as the journal has handed them over: a death from memory is that failure
         died = classify(list(live.lines))
         if died.kind.is_memory:
             self._engine_died_of_memory(target, ts, live, died, why)
