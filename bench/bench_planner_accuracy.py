@@ -42,6 +42,7 @@ from planner_cases_sealed import LEFT_OUT as SEALED_LEFT_OUT
 from planner_cases_sealed import MOVED as SEALED_MOVED
 from planner_cases_sealed import SEALED, SEALED_DATE, SECOND
 
+from vllm_guard.core.calibrate import LogReading
 from vllm_guard.core.modelinfo import ModelInfo, model_info_from_config
 from vllm_guard.core.planner import (
     CALIBRATED_MARGIN,
@@ -54,8 +55,6 @@ from vllm_guard.core.planner import (
     first_fit,
     kv_bytes_per_token,
     kv_tokens_at,
-    parse_vllm_version,
-    same_card,
 )
 
 CASES = FIRST_CASES + SEALED
@@ -380,17 +379,12 @@ def calibration_pairs(cases: Sequence[Case]) -> tuple[list[tuple[Case, Case]], l
 
 
 def same_setup(a: Case, b: Case) -> bool:
-    """Whether ``plan --calibrate-from`` a log of start ``a`` calibrates a plan for ``b`` (commands/plan.py
-    _setup_differences): the same card, TP and PP, the same release where both are known, the same eager mode."""
+    """Whether ``plan --calibrate-from`` a log of start ``a`` calibrates a plan for ``b``: the log states what the
+    case does (its card, TP, release and eager mode), and the plan's own rule decides
+    (LogReading.differences_from); a log of the other engine is not taken either."""
     assert a.gpu_gib is not None and b.gpu_gib is not None
-    release = a.vllm is None or b.vllm is None or parse_vllm_version(a.vllm) == parse_vllm_version(b.vllm)
-    return (
-        same_card(int(a.gpu_gib * GiB), int(b.gpu_gib * GiB))
-        and a.tp == b.tp
-        and release
-        and a.engine == b.engine
-        and a.enforce_eager == b.enforce_eager
-    )
+    log = LogReading(total_bytes=int(a.gpu_gib * GiB), tp=a.tp, vllm_version=a.vllm, enforce_eager=a.enforce_eager)
+    return a.engine == b.engine and not log.differences_from(int(b.gpu_gib * GiB), b.tp, 1, b.vllm, b.enforce_eager)
 
 
 def calibrated_prediction(first: Case, second: Case, params: PlannerParams) -> int:
@@ -646,9 +640,10 @@ def main(argv: list[str] | None = None) -> int:
     print()
 
     pairs, idents = calibration_pairs(CASES)
-    print("`plan --calibrate-from` carries a log's corrections only to the setup it ran on (commands/plan.py")
+    print("`plan --calibrate-from` carries a log's corrections only to the setup it ran on (core/calibrate.py")
     print(
-        "_setup_differences: the card, TP, the release where both are known, enforce_eager); another setup is planned"
+        "LogReading.differences_from: the card, TP, the release where both are known, enforce_eager); another setup is"
+        " planned"
     )
     print("from config.json under planner.KV_MARGIN. A log from the planned card (its GPU total within")
     print("planner.SAME_CARD) narrows the band to planner.CALIBRATED_MARGIN.\n")

@@ -389,7 +389,7 @@ def run(args: argparse.Namespace) -> int:
         from vllm_guard.core.planner import calibrate
 
         planned = min(totals[:world])
-        differs = _setup_differences(reading, planned, tp, pp, version_text, enforce_eager)
+        differs = reading.differences_from(planned, tp, pp, version_text, enforce_eager)
         margin = calibrated_band(reading.total_bytes, planned) if not differs else KV_MARGIN
         if not differs and margin > CALIBRATED_MARGIN:
             calibration_notes.append(
@@ -470,7 +470,8 @@ def run(args: argparse.Namespace) -> int:
     band_source = (
         "calibrated: measured on starts of the same model on one card, bench/RESULTS-planner.md"
         if calibrated is not None and margin == CALIBRATED_MARGIN
-        else "calibrated on a log from another or an unknown card: measured across cards, bench/RESULTS-planner.md"
+        else "calibrated on a log that does not print its GPU's total: measured on published start-up logs, "
+        "bench/RESULTS-planner.md"
         if calibrated is not None
         else "measured on published start-up logs, bench/RESULTS-planner.md"
     )
@@ -623,32 +624,6 @@ def _target_vllm_version(target: Any) -> str | None:
 
     python = python_of(target)
     return host.installed_vllm_version(python) if python else None
-
-
-def _setup_differences(
-    reading: Any, planned_total: int, tp: int, pp: int, version_text: str | None, enforce_eager: bool
-) -> list[str]:
-    """How the log's start differs from the plan in what its corrections depend on (the card, the parallel
-    layout, the release, CUDA graphs); what the log does not state is taken to be as planned, but the card."""
-    from vllm_guard.core.planner import parse_vllm_version, same_card
-
-    out: list[str] = []
-    total = reading.total_bytes
-    if total is not None and not same_card(total, planned_total):
-        out.append(f"another card ({total / (1 << 30):.2f} GiB, planned {planned_total / (1 << 30):.2f} GiB)")
-    if reading.tp is not None and reading.tp != tp:
-        out.append(f"tensor_parallel_size {reading.tp} (planned {tp})")
-    if reading.pp is not None and reading.pp != pp:
-        out.append(f"pipeline_parallel_size {reading.pp} (planned {pp})")
-    if reading.vllm_version is not None and version_text is not None:
-        try:
-            if parse_vllm_version(reading.vllm_version) != parse_vllm_version(version_text):
-                out.append(f"vLLM {reading.vllm_version} (planned {version_text})")
-        except ValueError:
-            pass
-    if reading.enforce_eager is not None and reading.enforce_eager != enforce_eager:
-        out.append(f"enforce_eager {reading.enforce_eager} (planned {enforce_eager})")
-    return out
 
 
 def _modalities(info: Any) -> tuple[str, ...]:

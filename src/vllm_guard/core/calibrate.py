@@ -60,7 +60,7 @@ from typing import Any
 
 from vllm_guard.core.echo import echoed_args
 from vllm_guard.core.logline import strip_prefixes
-from vllm_guard.core.planner import Engine, GiB, Reported
+from vllm_guard.core.planner import Engine, GiB, Reported, parse_vllm_version, same_card
 
 # vLLM prints GiB figures with two decimals (format_gib in the newest releases: one or two): a printed X
 # stands for anything within half a hundredth of a GiB.
@@ -400,6 +400,31 @@ class LogReading:
             kv_tokens=self.kv_tokens,
             kv_tokens_range=self.kv_tokens_range,
         )
+
+    def differences_from(
+        self, planned_total: int, tp: int, pp: int, vllm_version: str | None, enforce_eager: bool
+    ) -> list[str]:
+        """How this start differs from a plan in what its corrections depend on (the card, the parallel layout,
+        the release, CUDA graphs): a plan calibrates on it only when there is none (bench/RESULTS-planner.md:
+        carried across setups, corrections did worse than none). What the log does not state is taken to be as
+        planned."""
+        out: list[str] = []
+        total = self.total_bytes
+        if total is not None and not same_card(total, planned_total):
+            out.append(f"another card ({total / GiB:.2f} GiB, planned {planned_total / GiB:.2f} GiB)")
+        if self.tp is not None and self.tp != tp:
+            out.append(f"tensor_parallel_size {self.tp} (planned {tp})")
+        if self.pp is not None and self.pp != pp:
+            out.append(f"pipeline_parallel_size {self.pp} (planned {pp})")
+        if self.vllm_version is not None and vllm_version is not None:
+            try:
+                if parse_vllm_version(self.vllm_version) != parse_vllm_version(vllm_version):
+                    out.append(f"vLLM {self.vllm_version} (planned {vllm_version})")
+            except ValueError:
+                pass
+        if self.enforce_eager is not None and self.enforce_eager != enforce_eager:
+            out.append(f"enforce_eager {self.enforce_eager} (planned {enforce_eager})")
+        return out
 
     def per_token_range(self) -> tuple[float, float] | None:
         """KV bytes per token (per GPU) that vLLM's own figures imply, as a range: None unless the log has a
