@@ -55,7 +55,7 @@ from vllm_guard.core.attempt import (
 from vllm_guard.core.classify import classify
 from vllm_guard.core.config import Target
 from vllm_guard.core.events import EventKind
-from vllm_guard.core.evidence import GpuSeen, Observed, unsure, weigh
+from vllm_guard.core.evidence import GpuSeen, Observed, weigh
 from vllm_guard.core.failure import Failure
 from vllm_guard.core.kinds import Basis, Confidence, FailureKind
 from vllm_guard.core.policy import Action
@@ -320,21 +320,14 @@ class Daemon(ProbeSupervisor):
                 basis=Basis.BARE,
             )
         ts.last_failure = rec
-        self.emit(
-            EventKind.FAILURE_DETECTED,
+        self.report_failure(
+            target,
+            ts,
+            failure,
+            attempt.invocation_id,
             f"{target.unit_file}: attempt failed: {failure.kind.value} ({failure.phase.value})"
             + (f": {failure.evidence[0]}" if failure.evidence else ""),
-            target,
-            KIND=failure.kind.value,
-            PHASE=failure.phase.value,
-            CONFIDENCE=failure.confidence.value,
-            BASIS=failure.basis.value,
-            OBSERVED="\n".join(failure.observed),
-            UNSURE=unsure(failure),
-            INVOCATION_ID=attempt.invocation_id,
-            EVIDENCE="\n".join(failure.evidence[:5]),
-            HINT=failure.hint,
-            ATTEMPT=str(len(ts.attempts)),
+            list(failure.evidence[:5]),
         )
         self.remedy(target, ts, failure, attempt.invocation_id, exited_cleanly=clean_exit)
 

@@ -197,20 +197,15 @@ class ProbeSupervisor(RemedyExecutor):
         )
         ts.remember_attempt(ts.last_failure)
         self.dirty = True
-        self.emit(
-            EventKind.FAILURE_DETECTED,
+        self.report_failure(
+            target,
+            ts,
+            died,
+            inv,
             f"{target.unit_file}: engine died: {died.kind.value} ({died.phase.value})"
             + (f": {died.evidence[0]}" if died.evidence else "")
             + f" ({why})",
-            target,
-            KIND=died.kind.value,
-            PHASE=died.phase.value,
-            CONFIDENCE=died.confidence.value,
-            BASIS=died.basis.value,
-            INVOCATION_ID=inv,
-            EVIDENCE="\n".join(evidence),
-            HINT=died.hint,
-            ATTEMPT=str(len(ts.attempts)),
+            evidence,
         )
         self.remedy(target, ts, died, live.invocation, still_running=True)
 

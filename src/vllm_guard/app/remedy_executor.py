@@ -16,6 +16,7 @@ from vllm_guard.app.guard_core import VRAM_BLIND_MAX_INTERVAL_S, VRAM_MARGIN_MIB
 from vllm_guard.core.attempt import Attempt
 from vllm_guard.core.config import Target
 from vllm_guard.core.events import EventKind
+from vllm_guard.core.evidence import unsure
 from vllm_guard.core.failure import Failure
 from vllm_guard.core.kinds import FailureKind
 from vllm_guard.core.policy import Action, Decision, Facts, decide, unmoved
@@ -133,6 +134,26 @@ class RemedyExecutor(GuardCore):
             self.emit(EventKind.WAITING_FOR_VRAM, f"{target.unit_file}: {r.reason}", target, **fields)
         elif r.action in ("restart", "start"):
             self.emit(EventKind.RESTARTED_UNIT, f"{target.unit_file}: {r.change}: {r.reason}", target, **fields)
+
+    def report_failure(
+        self, target: Target, ts: TargetState, failure: Failure, invocation_id: str, message: str, evidence: list[str]
+    ) -> None:
+        """The FAILURE_DETECTED event of a failed attempt: its verdict, how sure the guard is, and why."""
+        self.emit(
+            EventKind.FAILURE_DETECTED,
+            message,
+            target,
+            KIND=failure.kind.value,
+            PHASE=failure.phase.value,
+            CONFIDENCE=failure.confidence.value,
+            BASIS=failure.basis.value,
+            OBSERVED="\n".join(failure.observed),
+            UNSURE=unsure(failure),
+            INVOCATION_ID=invocation_id,
+            EVIDENCE="\n".join(evidence),
+            HINT=failure.hint,
+            ATTEMPT=str(len(ts.attempts)),
+        )
 
     def remedy(
         self,
