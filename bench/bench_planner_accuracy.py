@@ -193,9 +193,17 @@ def case_params(case: Case, params: PlannerParams) -> PlannerParams:
         "estimate_cudagraphs": case.estimate_cudagraphs,
         "enforce_eager": case.enforce_eager,
         "vllm_version": case.vllm,
+        # the card as the source names it: vLLM's batch defaults look for "a100", "h100", "h200" in the name
+        "gpu_name": case.gpu or None,
+        "usage_context": usage_of(case),
         **case.params,
     }
     return replace(params, **{k: v for k, v in wanted.items() if k in PARAM_FIELDS})
+
+
+def usage_of(case: Case) -> str:
+    """The Python LLM class ("llm") for a start whose flags quote the call, else the OpenAI server ("server")."""
+    return "llm" if re.match(r"\s*(vllm\.)?LLM\(", case.flags) else "server"
 
 
 def util_of(case: Case) -> float:

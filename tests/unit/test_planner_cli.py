@@ -92,6 +92,32 @@ def test_plan_on_the_emulated_gpu(
     assert device["name"] == "emulated" and device["total_bytes"] == 24 << 30 and device["free_bytes"] == 22 << 30
 
 
+def test_plan_takes_vllm_batch_defaults_by_the_gpu_name(
+    cli: Callable[..., CliResult], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # vLLM 0.9.0+ keeps the small batch defaults on an A100 ("a100" not in device_name, vllm/engine/arg_utils.py):
+    # the name NVML gives is used; a size alone plans the larger batch and says what the name would change
+    def plan(*argv: str) -> tuple[dict[str, Any], CliResult]:
+        r = cli("plan", "--model", Q7, "--util", "0.9", "--vllm-version", "0.10.1", "--json", *argv)
+        assert r.code == 0, r.err
+        return json.loads(r.out), r
+
+    def activation(out: dict[str, Any]) -> str:
+        return str(next(row["item"] for row in out["budget"] if "activation peak" in row["item"]))
+
+    by_size, _ = plan("--gpu", "79.15GiB")
+    assert "(8192 tokens, 1024 seqs)" in activation(by_size)
+    assert any("--gpu-name" in n for n in by_size["notes"])
+    named, _ = plan("--gpu", "79.15GiB", "--gpu-name", "NVIDIA A100-SXM4-80GB")
+    assert "(2048 tokens, 256 seqs)" in activation(named) and not any("--gpu-name" in n for n in named["notes"])
+    assert named["kv_tokens"] > by_size["kv_tokens"]
+    gpus = tmp_path / "gpus.json"
+    gpus.write_text(json.dumps({"gpus": [{"name": "NVIDIA A100-SXM4-80GB", "total_mib": 81050}]}))
+    monkeypatch.setenv(nvml.FAKE_ENV, str(gpus))
+    seen, _ = plan()
+    assert "(2048 tokens, 256 seqs)" in activation(seen)
+
+
 def test_plan_on_a_broken_model_folder(cli: Callable[..., CliResult], tmp_path: Path) -> None:
     (tmp_path / "config.json").write_text("{}")
     r = cli("plan", "--model", tmp_path, "--gpu", "24GiB")

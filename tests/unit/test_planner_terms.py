@@ -29,6 +29,7 @@ from vllm_guard.core.planner import (
     budget,
     custom_all_reduce_bytes,
     default_batched_tokens,
+    default_max_num_seqs,
     encoder_profile,
     engine_of_version,
     kv_bytes_per_token,
@@ -253,6 +254,53 @@ def test_v0_chunked_prefill_above_32k_only_from_0_5_3() -> None:
     old = PlannerParams(engine="v0", vllm_version="0.5.2")
     assert default_batched_tokens(new, 80 * GiB, 40000) == 2048
     assert default_batched_tokens(old, 80 * GiB, 40000) == 40000
+
+
+# vllm/engine/arg_utils.py, V1 batch defaults of the OpenAI server (and the LLM class), read in each release's wheel:
+#   0.8.0-0.8.4  if "h100" in device_name or "h200" in device_name: {LLM_CLASS: 16384, OPENAI_API_SERVER: 8192}
+#                else {8192, 2048}; default_max_num_seqs = 1024 (0.8.0-0.8.3: for every GPU; 0.8.4: H100/H200, else 256)
+#   0.8.5        if device_memory >= 70 * GiB_bytes: ... (by size only)
+#   0.9.0-       if device_memory >= 70 * GiB_bytes and "a100" not in device_name: ...; max_num_seqs 1024 / 256
+#   0.28.0-      if device_memory >= 160 * GiB_bytes: {16384, 16384}, max_num_seqs 1024
+A100 = "NVIDIA A100-SXM4-80GB"
+H100 = "NVIDIA H100 80GB HBM3"
+L40S = "NVIDIA L40S"
+
+
+@pytest.mark.parametrize(
+    ("version", "name", "total_gib", "tokens", "seqs"),
+    [
+        ("0.10.1", A100, 79.15, 2048, 256),  # an A100 keeps the small defaults from 0.9.0
+        ("0.9.0", A100, 79.15, 2048, 256),
+        ("0.8.5", A100, 79.15, 8192, 1024),  # 0.8.5 went by size alone
+        ("0.8.4", A100, 79.15, 2048, 256),  # 0.8.4 by name: not an H100/H200
+        ("0.8.3", A100, 79.15, 2048, 1024),  # 0.8.0-0.8.3: 1024 seqs on every GPU
+        ("0.8.2", L40S, 44.42, 2048, 1024),
+        ("0.8.4", H100, 79.19, 8192, 1024),
+        ("0.10.1", H100, 79.19, 8192, 1024),
+        ("0.10.1", L40S, 44.42, 2048, 256),
+        ("0.10.1", None, 79.15, 8192, 1024),  # the name not known: the larger batch, the careful side
+        ("0.28.0", None, 178.35, 16384, 1024),  # B200 class
+        ("0.27.1", None, 178.35, 8192, 1024),
+        (None, A100, 79.15, 2048, 256),  # release not known: the current rules
+    ],
+)
+def test_v1_batch_defaults_by_release_and_gpu(
+    version: str | None, name: str | None, total_gib: float, tokens: int, seqs: int
+) -> None:
+    p = PlannerParams(vllm_version=version, gpu_name=name)
+    total = int(total_gib * GiB)
+    assert default_batched_tokens(p, total, 32768) == tokens
+    assert default_max_num_seqs(p, total) == seqs
+
+
+def test_llm_class_takes_the_larger_batch() -> None:
+    # the same table's LLM_CLASS column: 16384 where the server takes 8192, 8192 where it takes 2048
+    llm = PlannerParams(vllm_version="0.10.1", usage_context="llm")
+    assert default_batched_tokens(replace(llm, gpu_name=H100), int(79.19 * GiB), 32768) == 16384
+    assert default_batched_tokens(replace(llm, gpu_name=A100), int(79.15 * GiB), 32768) == 8192
+    assert default_batched_tokens(replace(llm, gpu_name=L40S), int(44.42 * GiB), 32768) == 8192
+    assert default_max_num_seqs(replace(llm, gpu_name=L40S), int(44.42 * GiB)) == 256
 
 
 # vllm-project/vllm#2031 ("Fix peak memory profiling", merged for 0.2.5), comment of 2023-12-12:

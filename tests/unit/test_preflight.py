@@ -279,3 +279,18 @@ def test_the_installed_sampler_path_reaches_the_preflight(root: Path) -> None:
         return ts.current.flags.max_model_len
 
     assert lowered_to(True) > lowered_to(False)
+
+
+def test_gpu_the_gpus_name_reaches_the_planner() -> None:
+    # an A100 keeps vLLM's small batch defaults (0.9.0+), which the size of an 80 GB card cannot tell: named, the
+    # profile run is smaller and more is left for the KV cache
+    t = target(flags={"gpu_memory_utilization": 0.3, "max_model_len": 32768})
+    unnamed = check_gpu(t, base_current(t), q7(), [int(79.15 * GiB)], vllm_version="0.10.1")
+    a100 = check_gpu(
+        t, base_current(t), q7(), [int(79.15 * GiB)], vllm_version="0.10.1", gpu_name="NVIDIA A100-SXM4-80GB"
+    )
+    h100 = check_gpu(
+        t, base_current(t), q7(), [int(79.15 * GiB)], vllm_version="0.10.1", gpu_name="NVIDIA H100 80GB HBM3"
+    )
+    assert unnamed.edge is not None and a100.edge is not None
+    assert a100.edge > unnamed.edge and h100.edge == unnamed.edge

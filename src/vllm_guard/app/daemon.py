@@ -155,8 +155,18 @@ class Daemon(ProbeSupervisor):
             wanted = visible_indices(t.environment)
             seen = {g.index: g.total_mib * MIB for g in gpus or []}
             sizes = [seen[i] for i in wanted if i in seen] if wanted is not None else list(seen.values())
+            names = {g.index: g.name for g in gpus or []}
+            order = [i for i in wanted if i in names] if wanted is not None else list(names)
             sampler = self.deps.flashinfer(t, where.vllm)
-            fit = check_gpu(t, ts.current, info, sizes, vllm_version=where.vllm, flashinfer_sampler=sampler)
+            fit = check_gpu(
+                t,
+                ts.current,
+                info,
+                sizes,
+                vllm_version=where.vllm,
+                flashinfer_sampler=sampler,
+                gpu_name=names[order[0]] if order else None,  # vLLM reads the first visible device's name
+            )
         before = ts.current
         if fit.current is None:
             self.emit(EventKind.PREFLIGHT, f"{t.unit_file}: preflight: {fit.reason}", t, REASON=fit.reason)

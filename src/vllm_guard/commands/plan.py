@@ -41,6 +41,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "comma-separate, one per GPU); default auto: the GPUs NVML sees",
     )
     p.add_argument(
+        "--gpu-name",
+        default=None,
+        metavar="NAME",
+        help="the GPU's name as nvidia-smi shows it (e.g. 'NVIDIA A100-SXM4-80GB'): vLLM picks its batch defaults "
+        "by it, smaller on an A100 (default: the name NVML gives with --gpu auto; with --gpu SIZE none, and a card "
+        "of 70 GiB or more is planned with the larger batch, the careful side)",
+    )
+    p.add_argument(
         "--tp",
         type=int,
         default=None,
@@ -60,14 +68,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         help="sequences vLLM runs at once; sizes its sampler warm-up (default: the config's, else vLLM's: 256, "
-        "1024 on GPUs of 70 GiB and more under V1)",
+        "1024 under V1 on GPUs of 70 GiB and more but an A100, and on all in 0.8.0-0.8.3)",
     )
     p.add_argument(
         "--max-num-batched-tokens",
         type=int,
         default=None,
         help="tokens per scheduler step; vLLM's profile run pushes this many through the model, so the activation "
-        "peak grows with it (default: the config's, else vLLM's: V1 2048, 8192 on GPUs of 70 GiB and more)",
+        "peak grows with it (default: the config's, else vLLM's: V1 2048, 8192 on GPUs of 70 GiB and more but an "
+        "A100, 16384 from 160 GiB in 0.28+)",
     )
     p.add_argument(
         "--block-size",
@@ -359,6 +368,9 @@ def run(args: argparse.Namespace) -> int:
         report = FakeGpus(parsed).read()
     totals = [d.total for d in report.devices]
     free = [d.free for d in report.devices]
+    gpu_name: str | None = args.gpu_name.strip() if args.gpu_name and args.gpu_name.strip() else None
+    if gpu_name is None and not report.fake and report.devices:
+        gpu_name = report.devices[0].name  # vLLM reads the first visible device's name
     if len(totals) == 1 and world > 1 and report.fake:
         totals = totals * world
         free = free * world
@@ -373,6 +385,7 @@ def run(args: argparse.Namespace) -> int:
 
         flashinfer = flashinfer_of(target, version_text)
     params = PlannerParams(
+        gpu_name=gpu_name,
         flashinfer_sampler=flashinfer,
         engine=engine,
         estimate_cudagraphs=args.estimate_cudagraphs,
@@ -383,6 +396,17 @@ def run(args: argparse.Namespace) -> int:
         vllm_version=version_text,
         limit_mm_per_prompt=tuple(sorted(mm_limits.items())),
     )
+    if gpu_name is None and engine == "v1" and (max_num_batched_tokens is None or max_num_seqs is None):
+        from dataclasses import replace
+
+        from vllm_guard.core.planner import large_batch_gpu
+
+        smallest_total = min(totals[:world])
+        if large_batch_gpu(params, smallest_total) != large_batch_gpu(replace(params, gpu_name="A100"), smallest_total):
+            size_notes.append(
+                "the GPU's name is not known: planned with the larger batch defaults vLLM takes on a card of 70 "
+                "GiB or more; on an A100 it takes the smaller ones and leaves more for the KV cache (pass --gpu-name)"
+            )
     calibrated = None
     margin = KV_MARGIN
     if reading is not None:

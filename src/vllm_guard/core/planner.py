@@ -82,6 +82,12 @@ class PlannerParams:
     max_num_batched_tokens: int | None = None
     # None: vLLM's default (see default_max_num_seqs()).
     max_num_seqs: int | None = None
+    # The GPU's name as vLLM reads it (torch.cuda.get_device_name; NVML gives the same, e.g. "NVIDIA
+    # A100-SXM4-80GB"): V1's batch defaults go by it in some releases (large_batch_gpu). None: not known.
+    gpu_name: str | None = None
+    # Who started the engine: "server" (`vllm serve`, the OpenAI server: what the guard runs) or "llm" (the
+    # Python LLM class, whose V1 batch defaults are larger: default_batched_tokens).
+    usage_context: Literal["server", "llm"] = "server"
     # Activation peak per profiled token, in copies of the 16-bit compute dtype: the MLP keeps gate_up
     # (2 x intermediate) and the activated half (1 x intermediate) alive at once, plus about 2 x
     # hidden_size of residual/normed stream. 2 x hidden + 3 x intermediate is the fit to the published
@@ -149,10 +155,11 @@ class PlannerParams:
 # Where each parameter comes from, for the plan's table and `plan --json`.
 PARAM_SOURCES: dict[str, str] = {
     "block_size": "vLLM CacheConfig default block_size=16 on CUDA",
-    "max_num_batched_tokens": "vLLM EngineArgs defaults (V1: 8192 on GPUs >= 70 GiB, 16384 >= 160 GiB (0.28+), "
-    "else 2048; "
+    "max_num_batched_tokens": "vLLM EngineArgs defaults (V1 server: 8192 on GPUs >= 70 GiB (not an A100 from 0.9; "
+    "by name, H100/H200, before 0.8.5), 16384 >= 160 GiB (0.28+), else 2048; the LLM class twice that; "
     "V0: max(max_model_len, 2048), or 2048 with chunked prefill)",
-    "max_num_seqs": "vLLM EngineArgs defaults (V1: 1024 on GPUs >= 70 GiB, else 256; V0: 256)",
+    "max_num_seqs": "vLLM EngineArgs defaults (V1: 1024 on the GPUs that take the larger batch, else 256; 1024 on "
+    "all in 0.8.0-0.8.3; V0: 256)",
     "activation": "profile run of max_num_batched_tokens tokens: (2 x hidden + 3 x intermediate/TP) "
     "x 2 bytes per token, fitted to published start-up logs (bench/RESULTS-planner.md)",
     "sampler": "V1 dummy sampler run (gpu_model_runner.py _dummy_sampler_run): min(max_num_seqs, batched tokens) "
@@ -290,6 +297,20 @@ def v0_chunks_long_context(params: PlannerParams) -> bool:
     return v is None or v >= (0, 5, 3)
 
 
+def large_batch_gpu(params: PlannerParams, gpu_bytes: int) -> bool:
+    """Whether V1 takes its larger batch defaults on this GPU (vllm/engine/arg_utils.py, read release by release):
+    0.7-0.8.4 by the device name ("h100" or "h200" in it); 0.8.5 by size (70 GiB or more); 0.9.0 on by size and not
+    an A100 ("a100" not in the name: a large batch slows the A100 down). With the name not known, a card of 70
+    GiB or more is taken as large: the larger profile run leaves the smaller KV cache, the careful side."""
+    name = params.gpu_name.lower() if params.gpu_name else None
+    v = version_of(params)
+    if v is not None and v < (0, 8, 5) and name is not None:
+        return "h100" in name or "h200" in name
+    if gpu_bytes < 70 * GiB:
+        return False
+    return name is None or "a100" not in name or (v is not None and v < (0, 9, 0))
+
+
 def default_batched_tokens(params: PlannerParams, gpu_bytes: int, max_model_len: int) -> int:
     """The max_num_batched_tokens vLLM would use, i.e. the size of its profile run."""
     if params.max_num_batched_tokens is not None:
@@ -298,15 +319,17 @@ def default_batched_tokens(params: PlannerParams, gpu_bytes: int, max_model_len:
         if max_model_len > params.v0_chunked_prefill_above and v0_chunks_long_context(params):
             return params.v0_chunked_batched_tokens
         return max(max_model_len, params.v0_min_batched_tokens)
-    # vllm/engine/arg_utils.py EngineArgs._set_default_args (get_batch_defaults from 0.12; V1, OpenAI server):
-    # 8192 on GPUs with at least 70 GiB, 2048 on smaller ones; 16384 from 160 GiB (B200 class) from 0.28. From
-    # 0.9.2 (not 0.8.5) an A100 (80 GB) keeps the small defaults ("a100" not in device_name), which the GPU's
-    # size cannot tell: the larger batch is planned, the smaller KV cache.
+    # vllm/engine/arg_utils.py (EngineArgs._set_default_args; get_batch_defaults from 0.12): the OpenAI server
+    # takes 8192 on a large-batch GPU (large_batch_gpu), 2048 on others; the LLM class 16384 and 8192. From 0.28
+    # a GPU of 160 GiB or more (B200 class) takes 16384 for both.
+    llm = params.usage_context == "llm"
     if gpu_bytes >= 160 * GiB:
         v = version_of(params)
         if v is None or v >= (0, 28, 0):
             return 16384
-    return 8192 if gpu_bytes >= 70 * GiB else 2048
+    if large_batch_gpu(params, gpu_bytes):
+        return 16384 if llm else 8192
+    return 8192 if llm else 2048
 
 
 def default_max_num_seqs(params: PlannerParams, gpu_bytes: int) -> int:
@@ -314,8 +337,14 @@ def default_max_num_seqs(params: PlannerParams, gpu_bytes: int) -> int:
         return params.max_num_seqs
     if params.engine == "v0":
         return 256  # SchedulerConfig.max_num_seqs default in V0
-    # EngineArgs._set_default_args / get_batch_defaults (V1): 1024 from 70 GiB (from 0.9.2 not on an A100), else 256
-    return 1024 if gpu_bytes >= 70 * GiB else 256
+    v = version_of(params)
+    # V1 (vllm/engine/arg_utils.py): 0.7 kept EngineArgs' 256; 0.8.0-0.8.3 set 1024 on every GPU; from 0.8.4
+    # 1024 on a large-batch GPU (large_batch_gpu), 256 on others, for the server and the LLM class alike.
+    if v is not None and v < (0, 8, 0):
+        return 256
+    if v is not None and v < (0, 8, 4):
+        return 1024
+    return 1024 if large_batch_gpu(params, gpu_bytes) else 256
 
 
 def kv_dtype_bytes(info: ModelInfo, kv_cache_dtype: str) -> int:

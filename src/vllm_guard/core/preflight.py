@@ -100,6 +100,7 @@ def check_gpu(
     margin: float = KV_MARGIN,
     vllm_version: str | None = None,
     flashinfer_sampler: bool | None = None,
+    gpu_name: str | None = None,
 ) -> Fit:
     """A GPU: the planner's budget at the flags; a length above the edge less the band is lowered to it."""
     fl = cur.flags
@@ -119,6 +120,7 @@ def check_gpu(
         engine=engine,
         vllm_version=vllm_version,  # the installed release's accounting and sampler path
         flashinfer_sampler=flashinfer_sampler,
+        gpu_name=gpu_name,  # vLLM's batch defaults go by it in some releases
         max_num_seqs=fl.max_num_seqs,
         max_num_batched_tokens=fl.max_num_batched_tokens,
         enforce_eager=fl.enforce_eager,
