@@ -39,6 +39,25 @@ CORRECTED: dict[str, str] = {
     "flashinfer_sampler True/False, the planner's input for what a host's install does",
 }
 
+# Rules of the planner (each from vLLM's source, no constant fitted) added after a batch's run, with the sealed cases
+# whose error or log prompted them: rule -> case names. A batch holding such a case is no longer blind, and the bench
+# says so; the batches' blind figures are in bench/RESULTS-planner.md.
+RULES_AFTER: dict[str, tuple[str, ...]] = {
+    "Mixtral-style MoE configs: experts as wide as intermediate_size (core/modelinfo.py)": (
+        "granite-3.0-3b-a800m-instruct (MoE), L40S, util 0.90, V1 0.7.3, len 4096",
+    ),
+    "V0's profile sampler sorts one row per dummy sequence (planner.v0_sampler_path), in place of two fitted float32 "
+    "copies": (
+        "Phi-4 AutoRound GPTQ 4-bit, 80GB card (79.25 GiB), util 0.15, V0 0.6.5, len 2048",
+        "Qwen2.5-3B-Instruct fp16, Colab Tesla T4 (14.56 GiB), util 0.90, V0 0.6.6.post1, eager, len 4096",
+    ),
+    "V1's batch defaults by the GPU's name and release (planner.large_batch_gpu): an A100 keeps the small ones from "
+    "0.9.0": (
+        "Qwen2-7B-Instruct, A100 80GB, util 0.25, V1 0.10.1.1, len 16384",
+        "Llama-2-7b-hf, A100 80GB PCIe, util 0.90, V1 0.19.0, len 2048",
+    ),
+}
+
 # --- dennislee22/vLLM-benchmarking: committed start-up logs, Qwen2-7B-Instruct, vLLM 0.10.1.1 (V1) ---------------
 DL = "https://github.com/dennislee22/vLLM-benchmarking/blob/b474d1e053c35c9aef8c02aae4efbc0d8675f033/"
 DL_SOURCE = "dennislee22/vLLM-benchmarking"

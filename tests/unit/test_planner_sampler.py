@@ -32,6 +32,7 @@ from vllm_guard.core.planner import (
     sampler_bytes,
     sampler_path,
     sampler_rows,
+    v0_sampler_path,
 )
 
 pytestmark = pytest.mark.unit
@@ -173,10 +174,68 @@ def test_moe_workspace_counts_in_the_forward_pass_not_in_the_sampler_phase() -> 
     assert activation_bytes(moe, 2048, 256, 1, p) == (2048 + 2 * 256) * 2048 * 2 + 256 * 151936 * 14
 
 
-def test_v0_keeps_its_two_float32_copies_on_top_of_the_forward_pass() -> None:
+def test_v0_sorts_one_row_per_dummy_sequence_after_the_forward_pass() -> None:
+    # vllm/worker/model_runner.py profile_run: max_num_seqs dummy sequences, SamplingParams(top_p=0.99,
+    # top_k=vocab - 1); vllm/model_executor/layers/sampler.py _apply_top_k_top_p sorts one row per sequence, from
+    # 0.6.0 on a float32 copy (`logits = logits.to(torch.float)`): V1's 38 bytes per element. The hidden states and
+    # the rows picked for the logits stay alive: (8192 + 256) x 3584 x 2 = 60,555,264 B, plus 256 x 152064 x 38 =
+    # 1,479,278,592 B; the forward pass, 8192 x (2 x 3584 + 3 x 18944) x 2 = 1,048,576,000 B, is less.
     qwen7 = info("Qwen2.5-7B-Instruct")
     p = PlannerParams(engine="v0", vllm_version="0.6.4")
-    assert activation_bytes(qwen7, 8192, 256, 1, p) == int(8192 * 128000 + 2.0 * 256 * 152064 * 4)
+    assert activation_bytes(qwen7, 8192, 256, 1, p) == 60_555_264 + 1_479_278_592
+    # 2-127 rows: PyTorch's full-sort variant, 50 bytes: 64 x 152064 x 50 = 486,604,800 B
+    assert activation_bytes(qwen7, 8192, 64, 1, p) == max(1_048_576_000, (8192 + 64) * 3584 * 2 + 486_604_800)
+    # a long forward pass decides: 65536 tokens (V0 before 0.5.3 profiles the whole length)
+    assert activation_bytes(qwen7, 65536, 256, 1, p) == 65536 * 128000
+
+
+@pytest.mark.parametrize(
+    ("version", "rows", "per_logit"),
+    [
+        ("0.5.0", 256, 30),  # the 16-bit logits sorted: 2 + 2 + 8 + 8 + 2 + 8
+        ("0.5.0", 64, 40),  # 2-127 rows: 2 + 2 + 8 + 16 + 2 + 2 + 8
+        ("0.2.7", 256, 30),  # the scatter that replaced argsort
+        ("0.2.5", 256, 44),  # argsort of the int64 indices: 2 + 2 + 8 + 8 + 8 + 16
+        ("0.6.0", 256, 38),  # the float32 copy sorted, as V1's sort
+        ("0.6.0", 64, 50),
+        (None, 256, 38),  # release not known: the last V0 releases
+    ],
+)
+def test_v0_sampler_bytes_by_release(version: str | None, rows: int, per_logit: int) -> None:
+    assert v0_sampler_path(PlannerParams(engine="v0", vllm_version=version), rows).bytes_per_logit == per_logit
+
+
+def test_v0_flashinfer_sampler_only_when_asked() -> None:
+    # 0.6.0+: `if envs.VLLM_USE_FLASHINFER_SAMPLER and find_spec("flashinfer")`; unset means off in V0
+    asked = PlannerParams(engine="v0", vllm_version="0.6.6", flashinfer_sampler=True)
+    assert v0_sampler_path(asked, 256).bytes_per_logit == 14
+    assert v0_sampler_path(PlannerParams(engine="v0", vllm_version="0.6.6"), 256).bytes_per_logit == 38
+
+
+# A V0 start that prints its own activation peak: Qwen2.5-3B-Instruct fp16 on a Colab T4, vLLM 0.6.6.post1,
+# --max-model-len 4096 (so a 4096-token profile run of 256 sequences), from
+# https://github.com/TickerTaka/TickerTaka-backend/blob/001c701a580272588855d0ced6b6f7a05e0e8502/reports/vllm-colab-t4-e2e-2026-06-24/09-vllm-server.log
+#   INFO 06-24 14:59:08 worker.py:241] model weights take 5.79GiB; non_torch_memory takes 0.13GiB; PyTorch
+#   activation peak memory takes 1.40GiB; the rest of the memory reserved for KV Cache is 5.79GiB.
+QWEN25_3B = {
+    "architectures": ["Qwen2ForCausalLM"],
+    "num_hidden_layers": 36,
+    "hidden_size": 2048,
+    "num_attention_heads": 16,
+    "num_key_value_heads": 2,
+    "intermediate_size": 11008,
+    "vocab_size": 151936,
+    "max_position_embeddings": 32768,
+    "tie_word_embeddings": True,
+    "torch_dtype": "float16",
+}
+
+
+def test_v0_activation_peak_as_a_published_log_prints_it() -> None:
+    p = PlannerParams(engine="v0", vllm_version="0.6.6.post1")
+    got = activation_bytes(model_info_from_config(QWEN25_3B), 4096, 256, 1, p)
+    # (4096 + 256) x 2048 x 2 + 256 x 151936 x 38 = 1,495,859,200 B = 1.393 GiB; vLLM printed 1.40 GiB
+    assert got == 1_495_859_200 and got / GiB == pytest.approx(1.40, abs=0.01)
 
 
 def test_an_older_release_leaves_less_kv_cache_on_an_80_gb_card() -> None:
@@ -198,7 +257,7 @@ def test_the_budget_names_the_sampler_path() -> None:
     row = next(r for r in b.rows() if r[0].startswith("- activation peak"))
     assert "the larger of the forward pass" in row[2] and "PyTorch sort" in row[2]
     v0 = budget(info("Qwen3-32B"), 80 * GiB, 0.9, tp=2, max_model_len=16000, params=PlannerParams(engine="v0"))
-    assert v0.sampler == ""
+    assert v0.sampler == "256 rows x vocab x 38 B (PyTorch sort; V0 0.6+, a float32 copy sorted)"
 
 
 def test_calibration_takes_the_logs_release_when_the_plan_names_none() -> None:
@@ -264,6 +323,9 @@ def test_v1_batch_defaults_by_gpu_size_and_release(gpu_gib: int, version: str | 
         ("0.10.1.1", None, None, None),  # not known whether installed
         (None, True, None, None),  # release not known: the planner's default path
         ("not-a-version", True, None, None),
+        ("0.6.6", True, None, False),  # V0: only when asked
+        ("0.6.6", True, "1", True),
+        ("0.5.4", True, "1", False),  # no FlashInfer sampler in V0 before 0.6.0
     ],
 )
 def test_flashinfer_sampler_from_what_the_host_shows(

@@ -21,7 +21,8 @@ Known traps, each a named parameter below with where its value comes from:
 * V1's profile run samples one row per dummy request after the forward pass (``sampler_path``): the logits of up
   to max_num_seqs rows of the whole vocabulary, which with PyTorch's sort (0.8-0.16) hold 38 bytes per logit, 4.6
   GiB at 1024 rows of 128K tokens, more than the forward pass of most dense models; the fused paths of later
-  releases hold 14. The peak is the larger of the two phases, not their sum.
+  releases hold 14. The peak is the larger of the two phases, not their sum. V0's profile run sorts the logits
+  of one row per dummy sequence (max_num_seqs) the same way (``v0_sampler_path``).
 * Under tensor parallelism each worker profiles its own GPU and vLLM takes the minimum: the
   smallest GPU decides.
 * MLA models (DeepSeek-V2 style) store one latent vector per token and layer, not split by TP; V0 in
@@ -94,10 +95,6 @@ class PlannerParams:
     # start-up logs of the tuning part in bench/RESULTS-planner.md (its leave-one-source-out column refits them).
     act_hidden_copies: float = 2.0
     act_intermediate_copies: float = 3.0
-    # V0 only (V1's sampler term is worked out from vLLM's source per release: sampler_path()). The profile run
-    # adds 2 float32 copies of seqs x vocab x 4 B to the forward peak: the value the V0 cases were fitted with by
-    # the first version of the accuracy bench.
-    sampler_logit_copies: float = 2.0
     # V1: the dummy sampler on FlashInfer's top-k/top-p (flashinfer.sampling.top_k_top_p_sampling_from_logits)
     # rather than PyTorch's. None: what the release does as pip installs it (sampler_path); True or False: set
     # by VLLM_USE_FLASHINFER_SAMPLER=1/0 (0.11.1+), or FlashInfer installed or not (0.8.0-0.11.0, where vLLM uses
@@ -164,7 +161,8 @@ PARAM_SOURCES: dict[str, str] = {
     "x 2 bytes per token, fitted to published start-up logs (bench/RESULTS-planner.md)",
     "sampler": "V1 dummy sampler run (gpu_model_runner.py _dummy_sampler_run): min(max_num_seqs, batched tokens) "
     "rows x vocab x the bytes its top-k/top-p path holds at once (sampler_path: 38 with PyTorch's sort, 50 below 128 "
-    "rows, 14 fused), after the forward pass, not on top of it; V0: 2 x seqs x vocab x 4 bytes on top",
+    "rows, 14 fused), after the forward pass, not on top of it; V0 (sampler.py _apply_top_k_top_p): max_num_seqs "
+    "rows sorted after the forward pass (v0_sampler_path: 38 from 0.6, 30 on the 16-bit logits before)",
     "non_torch": "V0 0.6.4+ 'non_torch_memory takes X GiB' lines: ~0.35 GiB on one GPU, ~0.9 GiB under TP",
     "cudagraphs": "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS (recent V1): ~0.6 GiB, "
     "vLLM's 'Graph capturing ... took X GiB'",
@@ -529,6 +527,38 @@ def _sort_path(rows: int, releases: str) -> SamplerPath:
     return SamplerPath(name, SAMPLER_SORT_FEW_ROWS_BYTES if few else SAMPLER_SORT_BYTES, releases)
 
 
+# V0 (vllm/model_executor/layers/sampler.py Sampler.forward, on the profile run's dummy batch: max_num_seqs
+# sequences, SamplingParams(top_p=0.99, top_k=vocab - 1), vllm/worker/model_runner.py profile_run) sorts the
+# logits of one row per sequence in _apply_top_k_top_p, as V1's forward_native does. From 0.6.0 it sorts a float32
+# copy (`logits = logits.to(torch.float)`): the bytes of V1's sort path (38; 50 below 128 rows). Before, it sorts
+# the 16-bit logits themselves: 2 (the logits) + 2 (sorted) + 8 (int64 indices) + 8 (PyTorch's iota) + 2 + 8 (CUB's
+# alternate key and value buffers) = 30; 2-127 rows: 2 + 2 + 8 + 16 (two int2 arrays) + 2 (key output) + 2 + 8 =
+# 40. 0.2.0-0.2.6 then re-sort the int64 indices (torch.argsort(logits_idx)) while the sorted logits and indices
+# are held: 2 + 2 + 8 + 8 (argsort's output) + 8 (its iota) + 16 (CUB's int64 alternates) = 44. After the sort
+# (softmax, log_softmax, the sampling noise) it holds less. FlashInfer's sampler (0.6.0+, only with
+# VLLM_USE_FLASHINFER_SAMPLER=1) samples from float32 probabilities: 2 + 4 + 4 + 4 = 14.
+V0_SORT_16BIT_BYTES = 30
+V0_SORT_16BIT_FEW_ROWS_BYTES = 40
+V0_ARGSORT_BYTES = 44
+
+
+def v0_sampler_path(params: PlannerParams, rows: int) -> SamplerPath:
+    """The path of V0's sampler on the profile run's dummy batch of ``rows`` sequences, by release."""
+    v = version_of(params)
+    if v is None or v >= (0, 6, 0):
+        if params.flashinfer_sampler:
+            return SamplerPath("FlashInfer (VLLM_USE_FLASHINFER_SAMPLER=1)", SAMPLER_FUSED_BYTES, "V0 0.6+")
+        return _sort_path(rows, "V0 0.6+, a float32 copy sorted")
+    if v < (0, 2, 7):
+        return SamplerPath("16-bit sort, then argsort of the indices", V0_ARGSORT_BYTES, "0.2.0-0.2.6")
+    few = 2 <= rows < 128
+    return SamplerPath(
+        "16-bit sort" + (" (2-127 rows)" if few else ""),
+        V0_SORT_16BIT_FEW_ROWS_BYTES if few else V0_SORT_16BIT_BYTES,
+        "0.2.7-0.5",
+    )
+
+
 def sampler_path(params: PlannerParams, rows: int) -> SamplerPath:
     """The path of V1's dummy sampler run with ``rows`` rows, by release (``vllm_version``) and FlashInfer.
 
@@ -568,18 +598,24 @@ def flashinfer_sampler_of(vllm_version: str | None, installed: bool | None, env:
 
     VLLM_USE_FLASHINFER_SAMPLER=0 switches it off, =1 on (where FlashInfer is there). Unset: 0.8.0-0.11.0 use it
     whenever it imports (vllm/v1/sample/ops/topk_topp_sampler.py); 0.11.1-0.20 only when asked; 0.21 on by
-    default (``sampler_path`` then takes the fused path either way)."""
-    flag = (env or "").strip()
-    if flag in ("0", "1"):
-        return flag == "1" and installed is not False
-    if installed is None:
-        return None
-    if not installed:
-        return False
+    default (``sampler_path`` then takes the fused path either way). V0 releases (before 0.8.0) use it only when
+    asked, from 0.6.0 (vllm/model_executor/layers/sampler.py: ``if envs.VLLM_USE_FLASHINFER_SAMPLER and
+    find_spec("flashinfer")``), and never before."""
     try:
         v = parse_vllm_version(vllm_version) if vllm_version else None
     except ValueError:
         v = None
+    flag = (env or "").strip()
+    if v is not None and v < (0, 6, 0):
+        return False
+    if flag in ("0", "1"):
+        return flag == "1" and installed is not False
+    if v is not None and v < (0, 8, 0):
+        return False
+    if installed is None:
+        return None
+    if not installed:
+        return False
     if v is None:
         return None
     return v < (0, 11, 1) or v >= (0, 21, 0)
@@ -605,8 +641,8 @@ def activation_bytes(info: ModelInfo, batched_tokens: int, max_num_seqs: int, tp
     width is vLLM's own.
     V1: the larger of the forward pass and the dummy sampler run that follows it (``sampler_bytes``), during which
     the profile's hidden states (tokens x hidden), the sampled rows and their random stand-in (2 x rows x hidden;
-    0.8.5 has no torch.rand_like copy, 0.9.2 on has) stay alive. V0: the forward pass plus
-    ``sampler_logit_copies`` float32 copies of the logits."""
+    0.8.5 has no torch.rand_like copy, 0.9.2 on has) stay alive. V0: the larger of the forward pass and its
+    sampler's sort of one row per dummy sequence (``v0_sampler_path``), the hidden states alive meanwhile."""
     dt = 2  # activations run in 16-bit even for quantized weights
     if info.is_moe:
         inter = float(info.shared_expert_intermediate_size)
@@ -621,7 +657,9 @@ def activation_bytes(info: ModelInfo, batched_tokens: int, max_num_seqs: int, tp
         held = (batched_tokens + 2 * rows) * info.hidden_size * dt
         peak = max(forward, held + sampler_bytes(info, max_num_seqs, batched_tokens, params))
     else:
-        peak = forward + params.sampler_logit_copies * rows * info.vocab_size * 4
+        # the hidden states and the rows picked for the logits stay alive while the sampler runs
+        held = (batched_tokens + rows) * info.hidden_size * dt
+        peak = max(forward, held + rows * info.vocab_size * v0_sampler_path(params, rows).bytes_per_logit)
     return int(params.activation_scale * peak)
 
 
@@ -786,6 +824,9 @@ class EncoderProfile:
     # tokens of the text model's dummy run: V1 runs max_num_batched_tokens; V0's dummy sequences are never
     # cut, so each holds all of its placeholders, however short max_num_batched_tokens / max_num_seqs is
     text_tokens: int = 0
+    # V0: the dummy sequences (max_num_seqs cut to max_num_batched_tokens // the items' tokens), one sampled row
+    # each; 0 under V1, whose dummy run keeps its max_num_seqs
+    seqs: int = 0
 
     def describe(self) -> str:
         return (
@@ -845,6 +886,7 @@ def encoder_profile(
         total_patches = items * item.patches
         out_tokens = items * item.embeds
         text_tokens = batched_tokens
+        v0_seqs = 0
     else:
         mm_tokens = sum(_limit(params, m) * it.tokens for m, it in per_item.items())
         seqs = max(1, min(max_num_seqs, batched_tokens // max(1, mm_tokens)))
@@ -862,6 +904,7 @@ def encoder_profile(
         total_patches = seqs * sum(_limit(params, m) * it.patches for m, it in dummy.items())
         out_tokens = seqs * sum(_limit(params, m) * it.embeds for m, it in dummy.items())
         text_tokens = seqs * max(seq_len, sum(_limit(params, m) * it.tokens for m, it in dummy.items()))
+        v0_seqs = seqs
     dt = 2
     if modality == "audio" and info.audio is not None:
         a = info.audio
@@ -883,7 +926,7 @@ def encoder_profile(
     scale = params.activation_scale
     peak = int(scale * (pixels_fp32 + max(cast, layer) + outputs))
     held = int(scale * (pixels_fp32 + outputs))
-    return EncoderProfile(modality, tokens, items, budget, total_patches, peak, held, text_tokens)
+    return EncoderProfile(modality, tokens, items, budget, total_patches, peak, held, text_tokens, v0_seqs)
 
 
 # --- non-torch memory --------------------------------------------------------------------------------------
@@ -985,7 +1028,7 @@ class Budget:
     weights_source: str = "safetensors headers / TP"
     graphs: str = "off"  # "estimate" (subtracted), "eager" (--enforce-eager: none captured), "off" (not subtracted)
     measured: tuple[str, ...] = ()  # parts taken from vLLM's own log (calibration)
-    # V1: the dummy sampler run's rows, bytes per logit and path ("" under V0): see sampler_path()
+    # the profile run's sampler: rows, bytes per logit and path (sampler_path, v0_sampler_path)
     sampler: str = ""
     # the non-torch total part by part (row, bytes, source): see non_torch_parts()
     non_torch_parts: tuple[tuple[str, int, str], ...] = ()
@@ -1011,13 +1054,8 @@ class Budget:
                 g(self.activation),
                 src(
                     "activation",
-                    (
-                        "the larger of the forward pass, tokens x (2 hidden + 3 intermediate/TP) x 2 B, and the "
-                        f"dummy sampler run, {self.sampler}"
-                        if self.sampler
-                        else "profile run of max_num_batched_tokens: tokens x (2 hidden + 3 intermediate/TP) x 2 B "
-                        "+ sampler (2 float32 copies of seqs x vocab)"
-                    ),
+                    "the larger of the forward pass, tokens x (2 hidden + 3 intermediate/TP) x 2 B, and the "
+                    f"sampler of the profile run, {self.sampler}",
                     "vLLM's 'activation peak' in the calibration log, scaled to these batch sizes",
                 ),
             ),
@@ -1089,9 +1127,10 @@ def budget(
     act = activation_bytes(info, batched, seqs, tp, p)
     enc = encoder_profile(info, p, batched, seqs, length, tp)
     if enc is not None:
-        # the encoder runs first; its inputs and outputs stay alive through the text model's dummy run
-        if enc.text_tokens > batched:
-            act = activation_bytes(info, enc.text_tokens, seqs, tp, p)
+        # the encoder runs first; its inputs and outputs stay alive through the text model's dummy run (V0: of
+        # fewer sequences, each holding its items' placeholders)
+        if enc.text_tokens > batched or enc.seqs:
+            act = activation_bytes(info, max(enc.text_tokens, batched), enc.seqs or seqs, tp, p)
         act = max(act + enc.held, enc.peak)
     parts = non_torch_parts(info, tp, pp, batched, p)
     non_torch = sum(value for _, value, _ in parts)
@@ -1115,11 +1154,13 @@ def budget(
         weights_source = "safetensors headers (exact tensor bytes)" + split
     else:
         weights_source = "estimate from config.json (parameters x dtype)" + split
-    sampler = ""
     if p.engine == "v1":
         rows = sampler_rows(seqs, enc.text_tokens if enc is not None and enc.text_tokens > batched else batched)
         path = sampler_path(p, rows)
-        sampler = f"{rows} rows x vocab x {path.bytes_per_logit} B ({path.name}; {path.releases})"
+    else:
+        rows = sampler_rows(enc.seqs if enc is not None and enc.seqs else seqs, batched)
+        path = v0_sampler_path(p, rows)
+    sampler = f"{rows} rows x vocab x {path.bytes_per_logit} B ({path.name}; {path.releases})"
     return Budget(
         gpu_bytes=gpu_bytes,
         util=util,
