@@ -45,9 +45,10 @@ class FakeSystemctl:
     def __init__(self) -> None:
         self.calls: list[tuple[str, str]] = []
         self.invocation = "inv-1"
+        self.active = ""  # ActiveState, unknown unless a test sets it
 
     def show(self, unit: str, *props: str) -> dict[str, str]:
-        return {"InvocationID": self.invocation}
+        return {"InvocationID": self.invocation, **({"ActiveState": self.active} if self.active else {})}
 
     def stop(self, unit: str) -> None:
         self.calls.append(("stop", unit))

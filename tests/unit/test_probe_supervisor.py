@@ -138,6 +138,36 @@ def test_liveness_failures_in_a_row_restart_the_engine_and_one_alone_probes_agai
     assert d.live["vllm-qwen"].next_live_probe is None
 
 
+@pytest.mark.parametrize("active", ["deactivating", "inactive", "failed"])
+def test_probes_failing_while_the_unit_is_being_stopped_restart_nothing(guard: Any, active: str) -> None:
+    # `systemctl stop` with streams in flight: vLLM closes its port, then waits for the streams, so every probe is
+    # refused while it drains. A restart would cancel the person's stop job; the journal tells how it ended.
+    d, sc, events, probes, clock = guard
+    _started(d)
+    _collect(d)
+    probes.live = ProbeResult(
+        False, ProbeStep.MODELS, "cannot connect: [Errno 111] Connection refused", kind=FailureKind.ENGINE_DEAD
+    )
+    sc.active = active
+    for step in (31, 47):
+        clock["now"] = NOW + step
+        d.live["vllm-qwen"].next_live_probe = clock["now"]
+        d.timers()
+        _collect(d)
+    assert sc.calls == []
+    assert EventKind.RESTARTED_UNIT not in _kinds(events) and EventKind.FAILURE_DETECTED not in _kinds(events)
+    assert d.live["vllm-qwen"].next_live_probe is None  # no more probes of that start
+
+    sc.active = "active"  # the same failures on a unit systemd still runs: the engine is dead
+    d.live["vllm-qwen"].liveness = None
+    for step in (63, 79):
+        clock["now"] = NOW + step
+        d.live["vllm-qwen"].next_live_probe = clock["now"]
+        d.timers()
+        _collect(d)
+    assert sc.calls == [("restart", UNIT)]
+
+
 def test_a_live_server_that_refuses_the_key_is_not_restarted(guard: Any) -> None:
     d, sc, events, probes, clock = guard
     _started(d)
