@@ -137,10 +137,10 @@ def test_same_model_ignores_the_dtype_a_start_ran_with() -> None:
 
 def test_fit_moves_a_constant_towards_the_cases() -> None:
     tune = [c for c in CASES if c.part == "tune" and c.known and not c.outside]
-    start = replace(bench.PlannerParams(), act_intermediate_copies=1.0)
-    fitted = bench.fit(tune, start, ["act_intermediate_copies"], sweeps=2)
+    start = replace(bench.PlannerParams(), non_torch_bytes=1 << 30)
+    fitted = bench.fit(tune, start, ["non_torch_bytes"], sweeps=2)
     assert bench.loss(fitted, tune) < bench.loss(start, tune)
-    assert fitted.act_intermediate_copies != 1.0
+    assert fitted.non_torch_bytes < 1 << 30
 
 
 # --- the case data -------------------------------------------------------------------------------------------

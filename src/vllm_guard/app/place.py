@@ -41,7 +41,8 @@ def where_now(target: Target, gpus: list[Gpu] | None) -> Where:
     """The target's place now; the vLLM version costs a python start (~0.2 s)."""
     hardware = hardware_of(target, [(g.index, GpuModel(g.name, g.total_mib)) for g in gpus] if gpus else None)
     python = python_of(target)
-    return Where(hardware, host.installed_vllm_version(python) if python else None)
+    installed = host.installed_vllm_version(python) if python else None
+    return Where(hardware, installed or target.vllm_version)
 
 
 def flashinfer_of(target: Target, vllm_version: str | None) -> bool | None:

@@ -196,6 +196,10 @@ class Target(_Model):
     # flags with the planner and start from a shorter max_model_len when they cannot fit (core/preflight.py).
     # None: the guard-wide [guard] preflight.
     preflight: Literal["off", "fit"] | None = None
+    # The vLLM release the unit runs, for a unit whose python the guard cannot ask (a container image's vLLM,
+    # e.g. "0.11.0"): the planner's accounting and the place its flags are filed under go by it. The version
+    # installed for the unit's python wins where it can be read.
+    vllm_version: str | None = None
     # [target.hardening]: the vLLM unit's sandboxing directives by name, e.g. ProtectHome = "read-only";
     # "unset" drops one. For what a site needs that the defaults forbid.
     hardening: dict[str, str] = Field(default_factory=dict)
@@ -210,6 +214,13 @@ class Target(_Model):
     @classmethod
     def _split_command(cls, v: Any) -> Any:
         return shlex.split(v) if isinstance(v, str) else v
+
+    @field_validator("vllm_version")
+    @classmethod
+    def _release(cls, v: str | None) -> str | None:
+        if v is not None and not re.fullmatch(r"v?\d+\.\d+(\.\d+)?([.+-][0-9A-Za-z.+-]*)?", v.strip()):
+            raise ValueError(f'{v!r} is not a vLLM release: write it as pip shows it, e.g. "0.11.0"')
+        return v.strip().removeprefix("v") if v is not None else None
 
     @field_validator("hardening")
     @classmethod

@@ -89,10 +89,12 @@ class PlannerParams:
     # Who started the engine: "server" (`vllm serve`, the OpenAI server: what the guard runs) or "llm" (the
     # Python LLM class, whose V1 batch defaults are larger: default_batched_tokens).
     usage_context: Literal["server", "llm"] = "server"
-    # Activation peak per profiled token, in copies of the 16-bit compute dtype: the MLP keeps gate_up
-    # (2 x intermediate) and the activated half (1 x intermediate) alive at once, plus about 2 x
-    # hidden_size of residual/normed stream. 2 x hidden + 3 x intermediate is the fit to the published
-    # start-up logs of the tuning part in bench/RESULTS-planner.md (its leave-one-source-out column refits them).
+    # Activation peak per profiled token of V1's compiled forward pass (and of MoE models and vision encoders), in
+    # copies of the 16-bit compute dtype: the MLP keeps gate_up (2 x intermediate) and the activated half
+    # (1 x intermediate) alive at once, plus about 2 x hidden_size of residual/normed stream. 2 x hidden + 3 x
+    # intermediate is the fit to the published start-up logs of the tuning part in bench/RESULTS-planner.md (its
+    # leave-one-source-out column refits them). V0's eager forward of a dense model holds what its model code
+    # holds (v0_forward_copies), no fitted figure.
     act_hidden_copies: float = 2.0
     act_intermediate_copies: float = 3.0
     # V1: the dummy sampler on FlashInfer's top-k/top-p (flashinfer.sampling.top_k_top_p_sampling_from_logits)
@@ -101,14 +103,14 @@ class PlannerParams:
     # it whenever it imports, as in the vllm/vllm-openai images; the wheel does not depend on it).
     flashinfer_sampler: bool | None = None
     # Non-torch memory that grows during the profile run on one GPU (cuBLAS/cuDNN workspaces, the attention
-    # backend's buffers): V0 0.6.4+ logs print 0.1-0.6 GiB; the value fits the published logs in
-    # bench/RESULTS-planner.md.
-    non_torch_bytes: int = int(0.35 * GiB)
+    # backend's buffers): V0 0.6.5+ logs print 0.01-0.28 GiB ('non_torch_memory takes'; 0.6.4's figure holds the
+    # CUDA context too); the value fits the published logs of the tuning part in bench/RESULTS-planner.md.
+    non_torch_bytes: int = int(0.05 * GiB)
     # Under TP/PP the distributed part is a formula (``distributed_bytes``): NCCL communicators and vLLM's
     # custom all-reduce buffers. This is its total at TP 2 with both communicators counted (V0 0.6.4+ logs:
-    # ~0.9 GiB with TP), which fixes the one fitted constant left in it, NCCL's own buffers per communicator;
+    # 0.2-0.9 GiB with TP), which fixes the one fitted constant left in it, NCCL's own buffers per communicator;
     # a calibration log's 'non_torch_memory' under TP replaces the whole non-torch figure.
-    non_torch_bytes_tp: int = int(0.9 * GiB)
+    non_torch_bytes_tp: int = int(0.30 * GiB)
     # vllm/distributed/device_communicators/custom_all_reduce.py: CustomAllreduce(max_size=8192 * 1024) makes
     # a metadata + scratch buffer of meta_size() + max_size and an IPC buffer of max_size with cudaMalloc
     # (allocate_shared_buffer_and_handle, 0.7+; torch tensors before), and an 8 MiB rank_data torch tensor.
@@ -116,10 +118,12 @@ class PlannerParams:
     custom_ar_max_size: int = 8192 * 1024
     custom_ar_rank_data: int = 8 * 1024 * 1024
     # The CUDA context and whatever else the process holds outside torch before vLLM's baseline: counted by the
-    # releases that took total - free as "used" (0.2.5-0.3.0; V1 0.7-0.9.1). vllm-project/vllm#2031 moved
-    # 0.2.x from torch's peak to total - free and printed both on Llama-2-7B, A100-80GB: '# GPU blocks:
-    # 7449' then '7351', 98 blocks x 8 MiB = 784 MiB more used; less non_torch_bytes, 0.42 GiB is the context.
-    cuda_context_bytes: int = int(0.42 * GiB)
+    # releases that took total - free as "used" (0.2.5-0.3.0; V0 0.6.4; V1 0.7-0.9.1). It depends on the card,
+    # the driver and how lazily CUDA loads its modules: vllm-project/vllm#2031 (0.2.x, A100-80GB) printed
+    # '# GPU blocks: 7449' under torch's peak and '7351' under total - free, 98 blocks x 8 MiB = 784 MiB more
+    # used; V0 0.6.4 on an RTX 3090 (vllm-project/vllm#10517) printed 'non_torch_memory=0.35GiB', the context
+    # included. The value fits the tuning part's cases of those releases (bench/RESULTS-planner.md).
+    cuda_context_bytes: int = int(0.31 * GiB)
     # The installed vLLM ("0.6.4", "0.11.0"): picks the accounting (ACCOUNTINGS), the MLA layout and the
     # multimodal profile's rules. None: the current releases' rules for the engine.
     vllm_version: str | None = None
@@ -230,8 +234,17 @@ ACCOUNTINGS: dict[str, Accounting] = {
             distributed="all",
         ),
         Accounting(
+            "v0-all-non-torch",
+            "V0 0.6.4",
+            "vllm/worker/worker.py determine_num_available_blocks: torch's allocated peak + (total - free - torch "
+            "allocated) after the profile run: the CUDA context and NCCL count (its log's 'non_torch_memory')",
+            non_torch=True,
+            context=True,
+            distributed="all",
+        ),
+        Accounting(
             "v0-profiled",
-            "V0 0.6.4-0.10",
+            "V0 0.6.5-0.10",
             "vllm/worker/worker.py determine_num_available_blocks: memory_profiling(baseline_snapshot) = weights + "
             "torch peak increase + non-torch increase, the baseline taken before init_worker_distributed_environment",
             non_torch=True,
@@ -278,8 +291,10 @@ def accounting_of(params: PlannerParams) -> Accounting:
         if v is None or (0, 9, 2) <= v < (0, 11, 0):
             return ACCOUNTINGS["v1-snapshot"]
         return ACCOUNTINGS["v1-all-non-torch" if v < (0, 9, 2) else "v1-snapshot-after-dist"]
-    if v is None or v >= (0, 6, 4):
+    if v is None or v >= (0, 6, 5):
         return ACCOUNTINGS["v0-profiled"]
+    if v >= (0, 6, 4):
+        return ACCOUNTINGS["v0-all-non-torch"]
     if v < (0, 2, 5):
         return ACCOUNTINGS["torch-peak"]
     if v < (0, 3, 1):
@@ -633,12 +648,48 @@ def sampler_bytes(info: ModelInfo, max_num_seqs: int, batched_tokens: int, param
     return rows * info.vocab_size * sampler_path(params, rows).bytes_per_logit
 
 
+# Architectures whose MLP is llama.py's LlamaMLP in vLLM's model registry (Phi3ForCausalLM subclasses it).
+LLAMA_MLP_ARCHITECTURES = frozenset(
+    {
+        "LlamaForCausalLM",
+        "LLaMAForCausalLM",
+        "MistralForCausalLM",
+        "AquilaForCausalLM",
+        "AquilaModel",
+        "InternLMForCausalLM",
+        "InternLM3ForCausalLM",
+        "XverseForCausalLM",
+        "Phi3ForCausalLM",
+    }
+)
+
+
+def v0_forward_copies(info: ModelInfo, tp: int, params: PlannerParams) -> tuple[float, float]:
+    """(hidden, intermediate) 16-bit tensors per token alive at the peak of V0's eager forward pass, read off
+    vLLM's model code (V0 never compiles the model).
+
+    A decoder layer (qwen2.py, llama.py, ...) runs while the model's loop still holds the layer's input, the
+    residual stream is normalised in place, and the caller holds the attention output it hands the MLP: three
+    hidden-wide tensors before the MLP allocates anything. Most MLPs keep ``gate_up`` in a local while ``down_proj``
+    writes its output (``gate_up, _ = self.gate_up_proj(x); x = self.act_fn(gate_up)``): 4 x hidden + 3 x
+    intermediate. LlamaMLP rebinds ``x`` from 0.6.4 (``x, _ = self.gate_up_proj(x); x = self.act_fn(x)``), so
+    gate_up is freed before down_proj: the larger of 3 x hidden + 3 x intermediate (during the activation) and
+    4 x hidden + 1 x intermediate. A release not known keeps gate_up (the larger)."""
+    v = version_of(params)
+    rebinds = info.architecture in LLAMA_MLP_ARCHITECTURES and v is not None and v >= (0, 6, 4)
+    if not rebinds:
+        return 4.0, 3.0
+    h, i = info.hidden_size, info.intermediate_size / max(1, tp)  # under TP each rank holds its share of gate_up
+    return (3.0, 3.0) if 3 * h + 3 * i >= 4 * h + i else (4.0, 1.0)
+
+
 def activation_bytes(info: ModelInfo, batched_tokens: int, max_num_seqs: int, tp: int, params: PlannerParams) -> int:
     """The torch activation peak of vLLM's text profile run on one GPU (the encoder run: ``encoder_profile``).
 
-    Forward pass: tokens x (2 x hidden + 3 x intermediate/TP) x 2 bytes (the fitted copies); MoE: the same for the
-    hidden stream and the shared expert, plus the fused-MoE workspace (``moe_workspace_bytes``), whose per-token
-    width is vLLM's own.
+    Forward pass: tokens x (2 x hidden + 3 x intermediate/TP) x 2 bytes (the fitted copies; V1 compiles the model,
+    and the compiled graph frees its buffers at their last use); V0's eager forward of a dense model: the copies its
+    model code holds (``v0_forward_copies``). MoE: the fitted copies for the hidden stream and the shared expert,
+    plus the fused-MoE workspace (``moe_workspace_bytes``), whose per-token width is vLLM's own.
     V1: the larger of the forward pass and the dummy sampler run that follows it (``sampler_bytes``), during which
     the profile's hidden states (tokens x hidden), the sampled rows and their random stand-in (2 x rows x hidden;
     0.8.5 has no torch.rand_like copy, 0.9.2 on has) stay alive. V0: the larger of the forward pass and its
@@ -650,7 +701,10 @@ def activation_bytes(info: ModelInfo, batched_tokens: int, max_num_seqs: int, tp
     else:
         inter = float(info.intermediate_size)
         workspace = 0
-    per_token = dt * (params.act_hidden_copies * info.hidden_size + params.act_intermediate_copies * inter / max(1, tp))
+    hidden_copies, inter_copies = params.act_hidden_copies, params.act_intermediate_copies
+    if params.engine == "v0" and not info.is_moe:
+        hidden_copies, inter_copies = v0_forward_copies(info, tp, params)
+    per_token = dt * (hidden_copies * info.hidden_size + inter_copies * inter / max(1, tp))
     forward = batched_tokens * per_token + workspace
     rows = sampler_rows(max_num_seqs, batched_tokens)
     if params.engine == "v1":
@@ -958,7 +1012,7 @@ def nccl_communicators(tp: int, pp: int, params: PlannerParams, acc: Accounting)
 def nccl_comm_bytes(params: PlannerParams) -> int:
     """NCCL's own buffers per communicator (NCCL_BUFFSIZE x channels x peers: not in vLLM's source): the one
     fitted constant, fixed so that TP 2 with both communicators and the custom all-reduce adds up to
-    non_torch_bytes_tp (the V0 0.6.4+ logs' figure under TP)."""
+    non_torch_bytes_tp (the V0 logs' figure under TP)."""
     rest = params.non_torch_bytes_tp - params.non_torch_bytes - 2 * params.custom_ar_max_size
     return max(0, rest // 2)
 

@@ -125,6 +125,8 @@ def check_gpu(
         max_num_batched_tokens=fl.max_num_batched_tokens,
         enforce_eager=fl.enforce_eager,
     )
+    # what the plan rests on: the release whose profile it counts, or that it did not know one
+    release = f"vLLM {vllm_version}" if vllm_version else "vLLM release not known: planned for the current releases"
     want = fl.max_model_len or info.max_context
     util = fl.gpu_memory_utilization
     held = kv_tokens_at(info, smallest, util, tp, max_model_len=want, kv_cache_dtype=fl.kv_cache_dtype, params=params)
@@ -132,7 +134,7 @@ def check_gpu(
         return Fit(
             None,
             f"fits: the KV cache holds about {held} tokens at util {util}, max_model_len {want} with the "
-            f"planner's band ({margin:.0%}) to spare",
+            f"planner's band ({margin:.0%}) to spare ({release})",
             held,
         )
     edge = max_model_len_at(info, smallest, util, tp, kv_cache_dtype=fl.kv_cache_dtype, params=params, limit=want)
@@ -140,6 +142,6 @@ def check_gpu(
     length = safe // 1024 * 1024 if safe >= 4096 else safe // GPU_BLOCK * GPU_BLOCK
     why = (
         f"max_model_len {want} is more than the planner can promise at util {fl.gpu_memory_utilization}: the "
-        f"KV cache holds about {edge} tokens, less its band of {margin:.0%}; starting at {length}"
+        f"KV cache holds about {edge} tokens, less its band of {margin:.0%}; starting at {length} ({release})"
     )
     return _lowered(target, cur, length, why, edge)
