@@ -40,7 +40,7 @@ from planner_cases import CASES as FIRST_CASES
 from planner_cases_sealed import CORRECTED as SEALED_CORRECTED
 from planner_cases_sealed import LEFT_OUT as SEALED_LEFT_OUT
 from planner_cases_sealed import MOVED as SEALED_MOVED
-from planner_cases_sealed import RULES_AFTER, SEALED, SEALED_DATE, SECOND
+from planner_cases_sealed import RULES_AFTER, SEALED, SEALED_DATE, SECOND, THIRD, THIRD_GATHERED
 
 from vllm_guard.core.calibrate import LogReading
 from vllm_guard.core.modelinfo import ModelInfo, model_info_from_config
@@ -539,7 +539,7 @@ def main(argv: list[str] | None = None) -> int:
     apart = [c for c in CASES if c.apart]
     names, stuck = refit_fields()
     print(
-        f"split of {SPLIT_DATE}: {len(tune)} tuning cases, {len(held)} held-out; sealed on {SEALED_DATE}: "
+        f"split of {SPLIT_DATE}: {len(tune)} tuning cases, {len(held)} held-out; sealed on {SEALED_DATE} and {THIRD_GATHERED}: "
         f"{len(sealed)}; {len(apart)} apart (multimodal)"
     )
     moved = {**MOVED, **SEALED_MOVED}
@@ -588,7 +588,10 @@ def main(argv: list[str] | None = None) -> int:
         ):
             print(s.line())
         print()
-        print(f"## Sealed part (gathered {SEALED_DATE} after the held-out part was seen; used to set no constant)\n")
+        print(
+            f"## Sealed part (gathered {SEALED_DATE} after the held-out part was seen, the third batch on "
+            f"{THIRD_GATHERED}; used to set no constant)\n"
+        )
         print(case_table([rows[c.name] for c in sealed], index))
         print()
         second = [c for c in sealed if c.name in SECOND]
@@ -599,6 +602,14 @@ def main(argv: list[str] | None = None) -> int:
         print(second_summary.line())
         met2 = bar_met(second_summary)
         print(f"the bar on the second batch alone: {'met' if met2 else 'NOT MET'}" + seen_after(second))
+        third = [c for c in sealed if c.name in THIRD]
+        third_summary = summarize(
+            "sealed, third batch (committed after the second batch's fixes), GPU and util known",
+            [rows[c.name] for c in third],
+        )
+        print(third_summary.line())
+        met3 = bar_met(third_summary)
+        print(f"the bar on the third batch alone: {'met' if met3 else 'NOT MET'}" + seen_after(third))
         sealed_summary = summarize("sealed, shipped constants, GPU and util known", [rows[c.name] for c in sealed])
         not_tuned = summarize(
             "held-out and sealed together, shipped constants, GPU and util known", [rows[c.name] for c in held + sealed]

@@ -1173,5 +1173,6 @@ LEFT_OUT_V0: dict[str, str] = {
 }
 
 
+THIRD_DATE = "2026-12-02"
 THIRD_BATCH: list[Case] = CASES_V1A + CASES_V1B + CASES_V0
 LEFT_OUT_THIRD: dict[str, str] = {**LEFT_OUT_V1A, **LEFT_OUT_V1B, **LEFT_OUT_V0}
