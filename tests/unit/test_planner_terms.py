@@ -883,3 +883,51 @@ def test_calibration_at_an_old_release_reproduces_its_figure() -> None:
     p = calibrate(info, r, PlannerParams(engine="v0"))
     at_start = budget(info, A100_80, 0.9, max_model_len=4096, params=replace(p, vllm_version="0.2.5"))
     assert at_start.kv_tokens == 7351 * 16
+
+
+# --- V0's eager forward pass ---------------------------------------------------------------------------------
+
+LLAMA31_8B = {  # https://huggingface.co/meta-llama/Llama-3.1-8B-Instruct/blob/main/config.json
+    **LLAMA2_7B,
+    "architectures": ["LlamaForCausalLM"],
+    "num_key_value_heads": 8,
+    "intermediate_size": 14336,
+    "vocab_size": 128256,
+    "max_position_embeddings": 131072,
+    "torch_dtype": "bfloat16",
+}
+
+
+@pytest.mark.parametrize(
+    ("arch", "version", "copies"),
+    [
+        ("Qwen2ForCausalLM", "0.8.5", (4.0, 3.0)),  # qwen2.py: gate_up, _ = ...; x = self.act_fn(gate_up)
+        ("Qwen2ForCausalLM", None, (4.0, 3.0)),
+        ("LlamaForCausalLM", "0.6.3", (4.0, 3.0)),  # llama.py kept gate_up up to 0.6.3
+        ("LlamaForCausalLM", "0.6.4", (3.0, 3.0)),  # x, _ = self.gate_up_proj(x); x = self.act_fn(x)
+        ("MistralForCausalLM", "0.8.5", (3.0, 3.0)),  # the registry maps it to llama.py
+        ("Phi3ForCausalLM", "0.7.3", (3.0, 3.0)),  # phi3.py subclasses LlamaForCausalLM
+        ("LlamaForCausalLM", None, (4.0, 3.0)),  # release not known: the larger
+    ],
+)
+def test_v0_forward_holds_what_the_model_code_holds(
+    arch: str, version: str | None, copies: tuple[float, float]
+) -> None:
+    from vllm_guard.core.planner import v0_forward_copies
+
+    info = info_of({**LLAMA31_8B, "architectures": [arch]})
+    assert v0_forward_copies(info, 1, PlannerParams(engine="v0", vllm_version=version)) == copies
+
+
+def test_v0_activation_matches_the_peak_vllm_printed() -> None:
+    # vllm-project/vllm#10517 (0.6.4, RTX 3090, Llama-3.1-8B-Instruct, --max-model-len 20000): 'peak_torch_memory=
+    # 17.06GiB' with 'initial_memory_usage=15.34GiB' and 'non_torch_memory=0.35GiB', so the profile's activation
+    # peak is 17.06 - 14.99 = 2.07 GiB over the weights. One 20000-token batch: LlamaMLP frees gate_up before
+    # down_proj, 20000 x (3 x 4096 + 3 x 14336) x 2 B = 2.06 GiB; the sampler's 256 sorted rows hold less.
+    p = PlannerParams(engine="v0", vllm_version="0.6.4")
+    act = activation_bytes(info_of(LLAMA31_8B), 20000, 256, 1, p)
+    assert act == 20000 * (3 * 4096 + 3 * 14336) * 2
+    assert abs(act / GiB - 2.07) < 0.02
+    # V1 compiles the model (its buffers freed at their last use): the fitted copies, not V0's
+    v1 = activation_bytes(info_of(LLAMA31_8B), 20000, 256, 1, PlannerParams(engine="v1", vllm_version="0.10.1"))
+    assert v1 != act

@@ -161,13 +161,15 @@ PARAM_SOURCES: dict[str, str] = {
     "V0: max(max_model_len, 2048), or 2048 with chunked prefill)",
     "max_num_seqs": "vLLM EngineArgs defaults (V1: 1024 on the GPUs that take the larger batch, else 256; 1024 on "
     "all in 0.8.0-0.8.3; V0: 256)",
-    "activation": "profile run of max_num_batched_tokens tokens: (2 x hidden + 3 x intermediate/TP) "
-    "x 2 bytes per token, fitted to published start-up logs (bench/RESULTS-planner.md)",
+    "activation": "profile run of max_num_batched_tokens tokens: V1 (2 x hidden + 3 x intermediate/TP) x 2 bytes "
+    "per token, fitted to published start-up logs (bench/RESULTS-planner.md); V0's eager pass what its model code "
+    "holds (4 x hidden + 3 x intermediate, LlamaMLP 3 + 3 from 0.6.4)",
     "sampler": "V1 dummy sampler run (gpu_model_runner.py _dummy_sampler_run): min(max_num_seqs, batched tokens) "
     "rows x vocab x the bytes its top-k/top-p path holds at once (sampler_path: 38 with PyTorch's sort, 50 below 128 "
     "rows, 14 fused), after the forward pass, not on top of it; V0 (sampler.py _apply_top_k_top_p): max_num_seqs "
     "rows sorted after the forward pass (v0_sampler_path: 38 from 0.6, 30 on the 16-bit logits before)",
-    "non_torch": "V0 0.6.4+ 'non_torch_memory takes X GiB' lines: ~0.35 GiB on one GPU, ~0.9 GiB under TP",
+    "non_torch": "fitted to published start-up logs: vLLM prints 0.01-0.28 GiB on one GPU ('non_torch_memory "
+    "takes X GiB', V0 0.6.5+; V1's 'non-torch forward increase memory'), more under TP",
     "cudagraphs": "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS (recent V1): ~0.6 GiB, "
     "vLLM's 'Graph capturing ... took X GiB'",
     "v0_chunked_prefill": "V0 turned chunked prefill on above max_model_len 32768, profiling only 2048 tokens",
