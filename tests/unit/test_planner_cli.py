@@ -464,3 +464,18 @@ def test_the_flags_come_from_the_config_when_not_given(cli: Callable[..., CliRes
     # an option wins over the config
     out2 = json.loads(cli("plan", "--root", fake_root, "--gpu", "8GiB", "--max-num-seqs", "3", "--json").out)
     assert out2["flags"]["max_num_seqs"] == 3
+
+
+def test_a_targets_stated_release_reaches_the_plan(cli: Callable[..., CliResult], fake_root: Path) -> None:
+    # a container's vLLM: its command is the runtime, no python to ask; the target's vllm_version says which release
+    write_config(
+        fake_root,
+        '[[target]]\nmodel = "/models/tiny"\ncommand = ["/usr/bin/podman", "run", "vllm/vllm-openai:v0.6.3"]\n'
+        'vllm_version = "0.6.3"\n',
+    )
+    out = json.loads(cli("plan", "--root", fake_root, "--gpu", "8GiB", "--json").out)
+    assert out["vllm_version"] == "0.6.3" and out["vllm_version_source"] == "the target's vllm_version"
+    assert out["engine"] == "v0" and out["accounting"]["name"] == "since-init"
+    # an option wins over the config
+    out2 = json.loads(cli("plan", "--root", fake_root, "--gpu", "8GiB", "--vllm-version", "0.11.0", "--json").out)
+    assert out2["vllm_version"] == "0.11.0" and out2["vllm_version_source"] == "--vllm-version"

@@ -253,6 +253,9 @@ def run(args: argparse.Namespace) -> int:
     if target is not None and version_text is None:
         version_text = _target_vllm_version(target)
         version_source = "the target's python" if version_text is not None else ""
+        if version_text is None and target.vllm_version is not None:
+            version_text = target.vllm_version  # a container's vLLM: the config says which
+            version_source = "the target's vllm_version"
     if version_text is None and reading is not None and reading.vllm_version is not None:
         version_text = reading.vllm_version
         version_source = "the calibration log"
