@@ -47,12 +47,14 @@ from vllm_guard.core.modelinfo import ModelInfo, model_info_from_config
 from vllm_guard.core.planner import (
     CALIBRATED_MARGIN,
     KV_MARGIN,
+    MULTIMODAL_MARGIN,
     GiB,
     PlannerParams,
     Reported,
     budget,
     calibrate,
     first_fit,
+    kv_band,
     kv_bytes_per_token,
     kv_tokens_at,
 )
@@ -244,9 +246,12 @@ def predict_tokens(case: Case, params: PlannerParams) -> int:
     ).kv_tokens
 
 
-def planned_length(case: Case, params: PlannerParams, margin: float = KV_MARGIN) -> int:
-    """The max_model_len the planner recommends for this start (first fit at the case's util and length)."""
+def planned_length(case: Case, params: PlannerParams, margin: float | None = None) -> int:
+    """The max_model_len the planner recommends for this start (first fit at the case's util and length), under the
+    band ``plan`` keeps for the model (planner.kv_band) unless one is given."""
     info = info_of(case)
+    if margin is None:
+        margin = kv_band(info, case_params(case, params))
     if case.kv_gib is not None:
         return min(info.max_context, int(predict_tokens(case, params) / (1 + margin)))
     assert case.gpu_gib is not None
@@ -273,7 +278,7 @@ class Row:
     failure: str = ""  # the planner raised on this case
 
 
-def evaluate(case: Case, params: PlannerParams, margin: float = KV_MARGIN) -> Row:
+def evaluate(case: Case, params: PlannerParams, margin: float | None = None) -> Row:
     try:
         tokens = predict_tokens(case, params)
         planned = planned_length(case, params, margin)
@@ -659,6 +664,12 @@ def main(argv: list[str] | None = None) -> int:
         f"{'covered' if ok else 'NOT COVERED'} on the tuning part"
         f"{'' if held_band <= KV_MARGIN else ', NOT on the held-out part'}"
         f"{'' if not beyond else ', NOT on the sealed part (' + ', '.join(beyond) + ')'}"
+    )
+    apart_rows = [rows[c.name] for c in CASES if c.apart and c.known and not c.outside]
+    apart_band = band_of(apart_rows)
+    print(
+        f"multimodal (apart): at most {apart_band:+.1%} above vLLM's; planner.MULTIMODAL_MARGIN = "
+        f"{MULTIMODAL_MARGIN:.0%}: {'covered' if apart_band <= MULTIMODAL_MARGIN else 'NOT COVERED'}"
     )
     print()
 

@@ -931,3 +931,25 @@ def test_v0_activation_matches_the_peak_vllm_printed() -> None:
     # V1 compiles the model (its buffers freed at their last use): the fitted copies, not V0's
     v1 = activation_bytes(info_of(LLAMA31_8B), 20000, 256, 1, PlannerParams(engine="v1", vllm_version="0.10.1"))
     assert v1 != act
+
+
+# --- the error band by model ---------------------------------------------------------------------------------
+
+
+def test_a_multimodal_encoder_widens_the_band_unless_no_tower_is_built() -> None:
+    from vllm_guard.core.planner import KV_MARGIN, MULTIMODAL_MARGIN, first_fit, kv_band, kv_tokens_at
+
+    vl = info_of(QWEN25_VL_7B)
+    assert kv_band(info_of(LLAMA31_8B)) == KV_MARGIN
+    assert kv_band(vl) == MULTIMODAL_MARGIN == 0.25
+    # --limit-mm-per-prompt image and video 0 (0.10.2+): vLLM builds no vision tower
+    off = PlannerParams(vllm_version="0.11.0", limit_mm_per_prompt=(("image", 0), ("video", 0)))
+    assert kv_band(vl, off) == KV_MARGIN
+    assert kv_band(vl, PlannerParams(vllm_version="0.10.1", limit_mm_per_prompt=(("image", 0), ("video", 0)))) == 0.25
+    # a plan under the wider band: the KV cache at the recommended length holds it 25 % over
+    p = PlannerParams(vllm_version="0.11.0")
+    wide = first_fit(vl, [24 * GiB], 1, max_model_len=128000, util=0.9, params=p, margin=MULTIMODAL_MARGIN)
+    narrow = first_fit(vl, [24 * GiB], 1, max_model_len=128000, util=0.9, params=p, margin=KV_MARGIN)
+    assert wide.band == MULTIMODAL_MARGIN and wide.max_model_len < narrow.max_model_len < 128000
+    held = kv_tokens_at(vl, 24 * GiB, 0.9, 1, max_model_len=wide.max_model_len, params=p)
+    assert held >= wide.max_model_len * (1 + MULTIMODAL_MARGIN)

@@ -197,7 +197,7 @@ def run(args: argparse.Namespace) -> int:
     from vllm_guard.consts import JSON_SCHEMA, Paths
     from vllm_guard.core.planner import (
         CALIBRATED_MARGIN,
-        KV_MARGIN,
+        MULTIMODAL_MARGIN,
         Engine,
         GiB,
         PlannerParams,
@@ -205,6 +205,7 @@ def run(args: argparse.Namespace) -> int:
         calibrated_band,
         engine_of_version,
         first_fit,
+        kv_band,
         kv_bytes_per_token,
         parse_gpu_size,
         parse_vllm_version,
@@ -411,16 +412,18 @@ def run(args: argparse.Namespace) -> int:
                 "GiB or more; on an A100 it takes the smaller ones and leaves more for the KV cache (pass --gpu-name)"
             )
     calibrated = None
-    margin = KV_MARGIN
+    band = kv_band(info, params)  # the band of a plan from config.json: wider for a multimodal encoder
+    margin = band
     if reading is not None:
         from vllm_guard.core.planner import calibrate
 
         planned = min(totals[:world])
         differs = reading.differences_from(planned, tp, pp, version_text, enforce_eager)
-        margin = calibrated_band(reading.total_bytes, planned) if not differs else KV_MARGIN
+        margin = calibrated_band(reading.total_bytes, planned) if not differs else band
         if not differs and margin > CALIBRATED_MARGIN:
+            margin = max(margin, band)
             calibration_notes.append(
-                f"the log does not print its GPU's total: the error band stays {KV_MARGIN:.0%} "
+                f"the log does not print its GPU's total: the error band stays {margin:.0%} "
                 f"({CALIBRATED_MARGIN:.0%} needs a log from the planned card)"
             )
         if not differs and reading.total_bytes is not None and reading.total_bytes != planned:
@@ -452,7 +455,7 @@ def run(args: argparse.Namespace) -> int:
             calibration_notes.append(
                 f"not calibrated on {reading.describe()}: that start ran with {', '.join(differs)}, not what is "
                 f"planned, and corrections carried across setups were worse than none on published starts; "
-                f"the plan is from config.json, the error band {KV_MARGIN:.0%}"
+                f"the plan is from config.json, the error band {band:.0%}"
             )
         else:
             params = calibrate(info, reported, params)
@@ -500,6 +503,9 @@ def run(args: argparse.Namespace) -> int:
         else "calibrated on a log that does not print its GPU's total: measured on published start-up logs, "
         "bench/RESULTS-planner.md"
         if calibrated is not None
+        else "measured on published starts of multimodal models, whose encoder's non-torch memory is not "
+        "modelled, bench/RESULTS-planner.md"
+        if margin == MULTIMODAL_MARGIN
         else "measured on published start-up logs, bench/RESULTS-planner.md"
     )
     asked = plan.requested_budget or plan.budget

@@ -17,6 +17,7 @@ from vllm_guard.core.planner import (
     MiB,
     PlannerParams,
     budget,
+    kv_band,
     kv_bytes_per_token,
     max_model_len_at,
     util_for,
@@ -379,12 +380,13 @@ def model_findings(f: Facts, t: TargetFacts) -> list[Finding]:
                 fix + " (`vllm-guard plan` shows the budget)",
             )
         )
-    elif b.kv_tokens < length * 1.1:
+    elif b.kv_tokens < length * (1 + kv_band(info, f.params)):
         out.append(
             Finding(
                 "warn",
                 "model-kv-tight",
-                f"{name}: the KV cache holds max_model_len with under 10% to spare",
+                f"{name}: the KV cache holds max_model_len with under {kv_band(info, f.params):.0%} to spare "
+                "(the planner's error band)",
                 measured,
                 "lower max_model_len a little or raise util (`vllm-guard plan`)",
             )

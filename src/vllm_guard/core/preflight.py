@@ -32,11 +32,11 @@ from dataclasses import dataclass
 from vllm_guard.core.config import Flags, Target
 from vllm_guard.core.modelinfo import ModelInfo
 from vllm_guard.core.planner import (
-    KV_MARGIN,
     Engine,
     GiB,
     PlannerParams,
     engine_of_version,
+    kv_band,
     kv_bytes_per_token,
     kv_tokens_at,
     max_model_len_at,
@@ -97,7 +97,7 @@ def check_gpu(
     cur: Current,
     info: ModelInfo,
     gpu_bytes: Sequence[int],
-    margin: float = KV_MARGIN,
+    margin: float | None = None,
     vllm_version: str | None = None,
     flashinfer_sampler: bool | None = None,
     gpu_name: str | None = None,
@@ -125,6 +125,8 @@ def check_gpu(
         max_num_batched_tokens=fl.max_num_batched_tokens,
         enforce_eager=fl.enforce_eager,
     )
+    if margin is None:
+        margin = kv_band(info, params)  # wider for a model with a multimodal encoder
     # what the plan rests on: the release whose profile it counts, or that it did not know one
     release = f"vLLM {vllm_version}" if vllm_version else "vLLM release not known: planned for the current releases"
     want = fl.max_model_len or info.max_context
