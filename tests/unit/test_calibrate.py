@@ -95,7 +95,8 @@ def calibrated_estimate(info: ModelInfo, reading: LogReading, *, gpu: int, util:
     V1 the largest max_model_len (it does not move the profile run), V0 the capacity at the start's length."""
     reported = reading.reported(gpu_bytes=gpu, util=util, tp=tp)
     p = calibrate(info, reported, PlannerParams(engine=reported.engine or "v1"))
-    at_start = replace(p, block_size=reported.block_size)
+    # the start's own block size and eager mode (plan carries a log only to a plan of the same eager mode)
+    at_start = replace(p, block_size=reported.block_size, enforce_eager=bool(reported.enforce_eager))
     kwargs = {"kv_cache_dtype": reported.kv_cache_dtype, "params": at_start}
     if at_start.engine == "v0":
         return kv_tokens_at(

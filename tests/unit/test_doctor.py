@@ -119,13 +119,13 @@ CASES: list[tuple[str, Facts, str, str]] = [
     ("weights too big", healthy(gpus=(GpuFact(0, "T4", 15 * GiB, 15 * GiB, 0),)), "model-weights-too-big", "fail"),
     (
         "KV cache too small",
-        healthy(gpus=(GpuFact(0, "L4", 24 * GiB, 24 * GiB, 0),), targets=(T(max_model_len=32768, util=0.68),)),
+        healthy(gpus=(GpuFact(0, "L4", 24 * GiB, 24 * GiB, 0),), targets=(T(max_model_len=32768, util=0.7),)),
         "model-kv-too-small",
         "fail",
     ),
     (
         "KV cache tight",
-        healthy(gpus=(GpuFact(0, "L4", 24 * GiB, 24 * GiB, 0),), targets=(T(max_model_len=32768, util=0.69),)),
+        healthy(gpus=(GpuFact(0, "L4", 24 * GiB, 24 * GiB, 0),), targets=(T(max_model_len=32768, util=0.72),)),
         "model-kv-tight",
         "warn",
     ),

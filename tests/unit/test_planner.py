@@ -228,11 +228,41 @@ def test_free_memory_caps_the_util() -> None:
 
 def test_cudagraph_estimate_is_subtracted() -> None:
     info = model("Qwen3-8B")
-    plain = budget(info, 80 * GiB, 0.9)
+    plain = budget(info, 80 * GiB, 0.9, params=PlannerParams(estimate_cudagraphs=False))
     with_graphs = budget(info, 80 * GiB, 0.9, params=PlannerParams(estimate_cudagraphs=True))
     assert plain.kv_bytes - with_graphs.kv_bytes == PlannerParams().cudagraph_bytes
     eager = budget(info, 80 * GiB, 0.9, params=PlannerParams(estimate_cudagraphs=True, enforce_eager=True))
     assert eager.kv_bytes == plain.kv_bytes
+
+
+@pytest.mark.parametrize(
+    ("version", "engine", "eager", "counted"),
+    [
+        ("0.19.0", "v1", False, False),  # vllm/envs.py: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS "0"
+        ("0.20.0", "v1", False, True),  # its default "1" from 0.20.0
+        ("0.31.0", "v1", False, True),
+        (None, "v1", False, True),  # release not known: the current releases
+        ("0.31.0", "v1", True, False),  # --enforce-eager: no graphs captured
+        ("0.6.6", "v0", False, False),
+    ],
+)
+def test_cudagraph_estimate_by_release(version: str | None, engine: str, eager: bool, counted: bool) -> None:
+    from vllm_guard.core.planner import cudagraphs_estimated
+
+    p = PlannerParams(engine=engine, vllm_version=version, enforce_eager=eager)  # type: ignore[arg-type]
+    assert cudagraphs_estimated(p) is counted
+    assert budget(model("Qwen3-8B"), 80 * GiB, 0.9, params=p).graphs == (
+        "eager" if eager else "estimate" if counted else "off"
+    )
+
+
+def test_the_units_environment_turns_the_estimate_on_or_off() -> None:
+    from vllm_guard.core.planner import estimate_cudagraphs_of
+
+    assert estimate_cudagraphs_of("0.24.0", "0") is False and estimate_cudagraphs_of("0.19.0", "1") is True
+    assert estimate_cudagraphs_of(None, "1") is True and estimate_cudagraphs_of("0.24.0", None) is None
+    assert estimate_cudagraphs_of("0.11.0", "1") is None  # a release that does not read it
+    assert estimate_cudagraphs_of("0.24.0", "yes") is None
 
 
 def test_calibration_reproduces_what_vllm_reported() -> None:
@@ -411,7 +441,7 @@ def test_the_recommended_length_never_passes_the_edge_less_the_band(
 
 def test_safe_edge_is_the_edge_less_the_band_under_v1() -> None:
     info = model("Qwen2.5-72B-Instruct")
-    gpu = int(79.5 * GiB)  # the KV cache holds the model's 32768 tokens, but not 10% more
+    gpu = 80 * GiB  # the KV cache holds the model's 32768 tokens, but not 10% more
     plan = first_fit(info, [gpu] * 2, 2)
     # V1: the KV cache does not depend on max_model_len, so the edge less the band is capacity / 1.10
     capacity = kv_tokens_at(info, gpu, plan.util, 2)

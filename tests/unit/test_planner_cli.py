@@ -258,9 +258,9 @@ def test_plan_calibration_flags_a_log_of_another_model(cli: Callable[..., CliRes
 
 
 def test_plan_prints_the_edge_and_the_band(cli: Callable[..., CliResult]) -> None:
-    # Qwen2.5-72B on 2 x 79.5 GiB at util 0.95: the KV cache holds more than the model's 32768 tokens, but not
+    # Qwen2.5-72B on 2 x 80 GiB at util 0.95: the KV cache holds more than the model's 32768 tokens, but not
     # 10% more, so the recommendation stays under the edge less the band
-    argv = ("plan", "--model", DATA / "models/Qwen2.5-72B-Instruct", "--gpu", "79.5GiB,79.5GiB", "--tp", "2")
+    argv = ("plan", "--model", DATA / "models/Qwen2.5-72B-Instruct", "--gpu", "80GiB,80GiB", "--tp", "2")
     out = json.loads(cli(*argv, "--json").out)
     edge = out["edge"]
     assert edge["max_model_len"] == out["max_model_len_at_util"] == 32768 and edge["limited_by"] == "context"

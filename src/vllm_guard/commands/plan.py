@@ -116,8 +116,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--estimate-cudagraphs",
-        action="store_true",
-        help="subtract a CUDA graph estimate, as recent vLLM does (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1)",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="whether vLLM subtracts a CUDA graph estimate from the KV budget "
+        "(VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS; default: the config's target environment, else the release: on "
+        "from 0.20.0 and for the current releases)",
     )
     p.add_argument(
         "--vllm-version",
@@ -388,11 +391,17 @@ def run(args: argparse.Namespace) -> int:
         from vllm_guard.app.place import flashinfer_of
 
         flashinfer = flashinfer_of(target, version_text)
+    graphs: bool | None = args.estimate_cudagraphs
+    if graphs is None and target is not None:
+        from vllm_guard.core.planner import estimate_cudagraphs_of
+
+        env = target.environment.get("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS")
+        graphs = estimate_cudagraphs_of(version_text, env)
     params = PlannerParams(
         gpu_name=gpu_name,
         flashinfer_sampler=flashinfer,
         engine=engine,
-        estimate_cudagraphs=args.estimate_cudagraphs,
+        estimate_cudagraphs=graphs,
         enforce_eager=enforce_eager,
         block_size=block_size,
         max_num_seqs=max_num_seqs,

@@ -5,7 +5,7 @@ Pure. It mirrors vLLM's own accounting, so its predictions can be checked agains
     V1 (vllm/v1/worker/gpu_worker.py, ``Worker.determine_available_memory``):
         requested   = total GPU memory x gpu_memory_utilization
         KV memory   = requested - (weights + torch activation peak of a dummy run + non-torch increase)
-        [recent versions, VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1: minus an estimate of CUDA graphs]
+        [VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1, the default from 0.20.0: minus an estimate of CUDA graphs]
     V1 (vllm/v1/core/kv_cache_utils.py): blocks = KV memory // (page size x layers);
         "GPU KV cache size: N tokens" = blocks x block_size
     V0 (vllm/worker/worker.py, ``determine_num_available_blocks``): the same budget, logged as
@@ -133,10 +133,11 @@ class PlannerParams:
     # --enable-expert-parallel: MoE experts are split across ranks whole, not sliced by TP, so the fused-MoE
     # workspace holds the experts' full width.
     enable_expert_parallel: bool = False
-    # Recent V1 (opt-in with VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1, the default in the newest
-    # releases) subtracts the CUDA graph pool from the KV budget. vLLM's own log line
-    # "Graph capturing finished in N secs, took X GiB" reports 0.2-1.5 GiB for 7B-72B models.
-    estimate_cudagraphs: bool = False
+    # V1 subtracts its estimate of the CUDA graph pool from the KV budget when VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS
+    # is on (vllm/envs.py: added in 0.18.0, off; on by default from 0.20.0). vLLM's own log line "Graph capturing
+    # finished in N secs, took X GiB" reports 0.2-1.5 GiB for 7B-72B models. None: as the release does
+    # (``cudagraphs_estimated``); True or False: the unit's environment or --[no-]estimate-cudagraphs says.
+    estimate_cudagraphs: bool | None = None
     cudagraph_bytes: int = int(0.6 * GiB)
     enforce_eager: bool = False  # no CUDA graphs at all
     # V0: chunked prefill was switched on by default when max_model_len > 32768
@@ -170,7 +171,7 @@ PARAM_SOURCES: dict[str, str] = {
     "rows sorted after the forward pass (v0_sampler_path: 38 from 0.6, 30 on the 16-bit logits before)",
     "non_torch": "fitted to published start-up logs: vLLM prints 0.01-0.28 GiB on one GPU ('non_torch_memory "
     "takes X GiB', V0 0.6.5+; V1's 'non-torch forward increase memory'), more under TP",
-    "cudagraphs": "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS (recent V1): ~0.6 GiB, "
+    "cudagraphs": "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS (V1, on by default from 0.20.0): ~0.6 GiB, "
     "vLLM's 'Graph capturing ... took X GiB'",
     "v0_chunked_prefill": "V0 turned chunked prefill on above max_model_len 32768, profiling only 2048 tokens",
     "weights": "safetensors headers (exact tensor bytes) divided by TP; vLLM's 'model weights take X GiB'",
@@ -284,6 +285,33 @@ ACCOUNTINGS: dict[str, Accounting] = {
         ),
     )
 }
+
+
+def cudagraphs_estimated(params: PlannerParams) -> bool:
+    """Whether vLLM subtracts a CUDA graph estimate from the KV budget: never eager or under V0; as asked
+    (``estimate_cudagraphs``), else from 0.20.0 on (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS's default turned on),
+    and for a release not known (the current releases)."""
+    if params.enforce_eager or params.engine != "v1":
+        return False
+    if params.estimate_cudagraphs is not None:
+        return params.estimate_cudagraphs
+    v = version_of(params)
+    return v is None or v >= (0, 20, 0)
+
+
+def estimate_cudagraphs_of(vllm_version: str | None, env: str | None) -> bool | None:
+    """``PlannerParams.estimate_cudagraphs`` from a unit's VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS: "0" or "1" on
+    a release that reads it (0.18.0+, or one not known); None: the release's default."""
+    flag = (env or "").strip()
+    if flag not in ("0", "1"):
+        return None
+    try:
+        v = parse_vllm_version(vllm_version) if vllm_version else None
+    except ValueError:
+        v = None
+    if v is not None and v < (0, 18, 0):
+        return None
+    return flag == "1"
 
 
 def accounting_of(params: PlannerParams) -> Accounting:
@@ -1190,7 +1218,7 @@ def budget(
         act = max(act + enc.held, enc.peak)
     parts = non_torch_parts(info, tp, pp, batched, p)
     non_torch = sum(value for _, value, _ in parts)
-    graphs_mode = "eager" if p.enforce_eager else ("estimate" if p.estimate_cudagraphs else "off")
+    graphs_mode = "eager" if p.enforce_eager else ("estimate" if cudagraphs_estimated(p) else "off")
     graphs = p.cudagraph_bytes if graphs_mode == "estimate" else 0
     kv = requested - weights - act - non_torch - graphs - p.extra_bytes
     per_token = kv_bytes_per_token(info, kv_cache_dtype, tp=tp, pp=pp, params=p)

@@ -36,6 +36,7 @@ from vllm_guard.core.planner import (
     GiB,
     PlannerParams,
     engine_of_version,
+    estimate_cudagraphs_of,
     kv_band,
     kv_bytes_per_token,
     kv_tokens_at,
@@ -119,6 +120,10 @@ def check_gpu(
     params = PlannerParams(
         engine=engine,
         vllm_version=vllm_version,  # the installed release's accounting and sampler path
+        # the CUDA graph estimate vLLM subtracts: the unit's environment, else the release's default
+        estimate_cudagraphs=estimate_cudagraphs_of(
+            vllm_version, target.environment.get("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS")
+        ),
         flashinfer_sampler=flashinfer_sampler,
         gpu_name=gpu_name,  # vLLM's batch defaults go by it in some releases
         max_num_seqs=fl.max_num_seqs,
