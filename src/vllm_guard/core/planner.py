@@ -1059,7 +1059,13 @@ def non_torch_parts(
         return [("- non-torch memory", value, "vLLM's 'non_torch_memory' in the calibration log")]
     parts: list[tuple[str, int, str]] = []
     if acc.non_torch:
-        parts.append(("- non-torch memory", params.non_torch_bytes, "V0 'non_torch_memory' log lines (one GPU)"))
+        parts.append(
+            (
+                "- non-torch memory",
+                params.non_torch_bytes,
+                "fitted to published starts; vLLM prints 0.01-0.28 GiB on one GPU (its 'non_torch_memory' lines)",
+            )
+        )
     if acc.context:
         parts.append(
             (
@@ -1157,7 +1163,7 @@ class Budget:
             (
                 "- non-torch memory",
                 self.non_torch,
-                src("non_torch", "V0 'non_torch_memory' log lines", "vLLM's 'non_torch_memory' in the calibration log"),
+                src("non_torch", "vLLM's 'non_torch_memory' lines", "vLLM's 'non_torch_memory' in the calibration log"),
             ),
         )
         rows += [(name, g(value), source) for name, value, source in parts]
