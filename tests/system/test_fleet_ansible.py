@@ -130,10 +130,18 @@ def inventory(hosts: dict[str, Host], deb: Path, gpu_flags: dict[str, Any]) -> d
         "served_model_name": "qwen",
         "port": PORT,
         "command": ["/usr/bin/python3", f"{INSIDE}/vllm_emulator.py"],
-        "environment": {"VLLM_GUARD_FAKE_GPUS": gpus, "PYTHONUNBUFFERED": "1"},
+        # the emulator subtracts no CUDA graph estimate, and the unit's environment says so, as it would for a
+        # vLLM of 0.20+ with VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0: doctor and plan read it
+        "environment": {
+            "VLLM_GUARD_FAKE_GPUS": gpus,
+            "PYTHONUNBUFFERED": "1",
+            "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS": "0",
+        },
         "startup_timeout_s": 60,
         "stop_timeout_s": 10,
-        # the emulator's KV cache holds 30240 tokens at 0.7 of 24 GiB; doctor's planner thinks 31000 fits, barely
+        # the emulator's KV cache holds 30240 tokens at 0.7 of 24 GiB; doctor's planner (current releases without
+        # the graph estimate) puts it at 38192 and passes 31000: a failure it does not see coming, which the guard
+        # heals
         "flags": {"max_model_len": 31000},
         "restart": {"restart_sec": 2, "start_limit_burst": 5, "start_limit_interval_sec": 600},
         "probe": {"timeout_s": 5.0, "interval_s": 5.0, "failures_allowed": 2},

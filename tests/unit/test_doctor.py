@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -458,3 +459,23 @@ def test_doctor_reports_the_exposure_of_the_installed_unit(cli: Callable[..., Cl
     unit.write_text("\n".join(bare) + "\n")  # the unit without its confinement
     _, found = doctor(cli, tmp_path, "--no-vllm-check")
     assert found["unit-exposure"].status == "warn" and "above 4.0" in found["unit-exposure"].title
+
+
+def test_doctor_plans_for_the_targets_release_and_environment(cli: Callable[..., CliResult], tmp_path: Path) -> None:
+    # a container's vLLM 0.24.0 (the config says which): it subtracts a CUDA graph estimate from the KV budget,
+    # unless the unit's environment turns that off, as the preflight and `plan` read it
+    build_root(tmp_path)
+    config = tmp_path / "etc/vllm-guard/config.toml"
+    base = config.read_text()
+
+    def kv_tokens(extra: str) -> int:
+        config.write_text(base.replace('group = "root"\n', f'group = "root"\n{extra}'))
+        _, found = doctor(cli, tmp_path, "--no-vllm-check")
+        m = re.search(r"= (\d+) tokens", found["model-fits"].measured)
+        assert m, found["model-fits"]
+        return int(m.group(1))
+
+    graphs = kv_tokens('vllm_version = "0.24.0"\n')
+    off = kv_tokens('vllm_version = "0.24.0"\nenvironment = { VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS = "0" }\n')
+    old = kv_tokens('vllm_version = "0.19.0"\n')  # before 0.20.0 it is off by default
+    assert off > graphs and old > graphs

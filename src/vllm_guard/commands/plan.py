@@ -393,9 +393,9 @@ def run(args: argparse.Namespace) -> int:
         flashinfer = flashinfer_of(target, version_text)
     graphs: bool | None = args.estimate_cudagraphs
     if graphs is None and target is not None:
-        from vllm_guard.core.planner import estimate_cudagraphs_of
+        from vllm_guard.core.planner import CUDAGRAPHS_ENV, estimate_cudagraphs_of
 
-        env = target.environment.get("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS")
+        env = target.environment.get(CUDAGRAPHS_ENV)
         graphs = estimate_cudagraphs_of(version_text, env)
     params = PlannerParams(
         gpu_name=gpu_name,

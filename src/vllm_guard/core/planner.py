@@ -287,6 +287,9 @@ ACCOUNTINGS: dict[str, Accounting] = {
 }
 
 
+CUDAGRAPHS_ENV = "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS"  # the unit's environment variable that switches it
+
+
 def cudagraphs_estimated(params: PlannerParams) -> bool:
     """Whether vLLM subtracts a CUDA graph estimate from the KV budget: never eager or under V0; as asked
     (``estimate_cudagraphs``), else from 0.20.0 on (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS's default turned on),

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from vllm_guard.core.config import Flags, Target
 from vllm_guard.core.modelinfo import ModelInfo
 from vllm_guard.core.planner import (
+    CUDAGRAPHS_ENV,
     Engine,
     GiB,
     PlannerParams,
@@ -121,9 +122,7 @@ def check_gpu(
         engine=engine,
         vllm_version=vllm_version,  # the installed release's accounting and sampler path
         # the CUDA graph estimate vLLM subtracts: the unit's environment, else the release's default
-        estimate_cudagraphs=estimate_cudagraphs_of(
-            vllm_version, target.environment.get("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS")
-        ),
+        estimate_cudagraphs=estimate_cudagraphs_of(vllm_version, target.environment.get(CUDAGRAPHS_ENV)),
         flashinfer_sampler=flashinfer_sampler,
         gpu_name=gpu_name,  # vLLM's batch defaults go by it in some releases
         max_num_seqs=fl.max_num_seqs,
