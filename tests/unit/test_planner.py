@@ -259,10 +259,13 @@ def test_cudagraph_estimate_by_release(version: str | None, engine: str, eager: 
 def test_the_units_environment_turns_the_estimate_on_or_off() -> None:
     from vllm_guard.core.planner import estimate_cudagraphs_of
 
-    assert estimate_cudagraphs_of("0.24.0", "0") is False and estimate_cudagraphs_of("0.19.0", "1") is True
-    assert estimate_cudagraphs_of(None, "1") is True and estimate_cudagraphs_of("0.24.0", None) is None
-    assert estimate_cudagraphs_of("0.11.0", "1") is None  # a release that does not read it
-    assert estimate_cudagraphs_of("0.24.0", "yes") is None
+    def env(value: str) -> dict[str, str]:
+        return {"VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS": value}
+
+    assert estimate_cudagraphs_of("0.24.0", env("0")) is False and estimate_cudagraphs_of("0.19.0", env("1")) is True
+    assert estimate_cudagraphs_of(None, env("1")) is True and estimate_cudagraphs_of("0.24.0", {}) is None
+    assert estimate_cudagraphs_of("0.11.0", env("1")) is None  # a release that does not read it
+    assert estimate_cudagraphs_of("0.24.0", env("yes")) is None
 
 
 def test_calibration_reproduces_what_vllm_reported() -> None:

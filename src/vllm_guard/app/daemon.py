@@ -130,11 +130,7 @@ class Daemon(ProbeSupervisor):
         verified), check them with the planner and start from a shorter max_model_len when they cannot fit."""
         if ts.current is None or ts.current != base_current(t):
             return  # flags the guard chose already (a remedy, the last-known-good): they answer to real starts
-        try:
-            active = self.deps.systemctl.show(t.unit_file, "ActiveState").get("ActiveState", "")
-        except (GuardError, OSError):
-            active = ""
-        if active in ("active", "activating", "reloading", "deactivating"):
+        if self.active_state(t) in ("active", "activating", "reloading", "deactivating"):
             return  # it runs (or starts) on these flags already: its own outcome will tell
         gpus = None if t.device == "cpu" else self.deps.gpus()
         where = self.deps.where(t, gpus)

@@ -251,7 +251,7 @@ def gather(paths: Paths, explicit: Path | None, gpus: GpuReport, checks: Checks 
     if c.vllm and python is not None:
         version, err_v = host.vllm_version(python)
     journal_err = host.journal_error() if c.journal else None
-    params = _planner_params(loaded.config.target[0] if targets else None, version, python)
+    params = _planner_params(loaded.config.target[0] if targets else None, version)
     return Facts(
         gpus=_gpu_facts(gpus),
         gpu_error=gpus.error,
@@ -280,25 +280,21 @@ def gather(paths: Paths, explicit: Path | None, gpus: GpuReport, checks: Checks 
     )
 
 
-def _planner_params(target: Target | None, version: str | None, python: str | None) -> PlannerParams:
+def _planner_params(target: Target | None, version: str | None) -> PlannerParams:
     """What the planner is told of the first target's vLLM, as the preflight tells it: the release (imported, else
-    from its python's package metadata, else the target's vllm_version), its sampler path and whether it subtracts
-    a CUDA graph estimate (the unit's environment, else the release's default)."""
+    ``place.vllm_release``), its sampler path and whether it subtracts a CUDA graph estimate (the unit's
+    environment, else the release's default)."""
     if target is None:
         return PlannerParams()
-    from vllm_guard.app.place import flashinfer_of
-    from vllm_guard.core.planner import CUDAGRAPHS_ENV, engine_of_version, estimate_cudagraphs_of, parse_vllm_version
+    from vllm_guard.app.place import flashinfer_of, vllm_release
+    from vllm_guard.core.planner import estimate_cudagraphs_of, release_and_engine
 
-    release = version or (host.installed_vllm_version(python) if python else None) or target.vllm_version
-    try:
-        engine = engine_of_version(parse_vllm_version(release)) if release else "v1"
-    except ValueError:
-        release, engine = None, "v1"
+    release, engine = release_and_engine(version or vllm_release(target)[0])
     return PlannerParams(
         engine=engine,
         vllm_version=release,
         flashinfer_sampler=flashinfer_of(target, release),
-        estimate_cudagraphs=estimate_cudagraphs_of(release, target.environment.get(CUDAGRAPHS_ENV)),
+        estimate_cudagraphs=estimate_cudagraphs_of(release, target.environment),
         enforce_eager=target.flags.enforce_eager,
     )
 

@@ -182,6 +182,13 @@ class GuardCore:
     def now(self) -> float:
         return self.deps.clock()
 
+    def active_state(self, target: Target) -> str:
+        """systemd's ActiveState of the target's unit; "" when it cannot be asked."""
+        try:
+            return self.deps.systemctl.show(target.unit_file, "ActiveState").get("ActiveState", "")
+        except (GuardError, OSError):
+            return ""
+
     def emit(self, kind: EventKind, message: str, target: Target | None = None, **fields: str) -> None:
         if target is not None:
             fields.setdefault("UNIT", target.unit_file)

@@ -18,7 +18,6 @@ from vllm_guard.core.kinds import FailureKind
 from vllm_guard.core.probe import Liveness, ProbeResult, evidence_from_lines
 from vllm_guard.core.state import AttemptRecord, TargetState, Verified, base_current
 from vllm_guard.core.where import known_good_key
-from vllm_guard.errors import GuardError
 
 
 class ProbeSupervisor(RemedyExecutor):
@@ -170,7 +169,7 @@ class ProbeSupervisor(RemedyExecutor):
 
     def _engine_dead(self, target: Target, ts: TargetState, live: LiveUnit, why: str) -> None:
         live.next_live_probe = None
-        if self._going_down(target):
+        if self.active_state(target) in ("deactivating", "inactive", "failed"):
             # A stop is under way (a person's `systemctl stop`, or systemd ending the process on its own): vLLM
             # closes its port first and then waits for the requests in flight, so probes fail while it drains.
             # A restart now would cancel that stop job; how the attempt ended is read from the journal instead.
@@ -187,14 +186,6 @@ class ProbeSupervisor(RemedyExecutor):
         self.bring_back(
             target, ts, live.invocation, why, message=f"engine_dead: {why}", restart=True, PHASE="serve", EVIDENCE=why
         )
-
-    def _going_down(self, target: Target) -> bool:
-        """systemd says the unit's process is being stopped or is gone (unknown counts as running)."""
-        try:
-            active = self.deps.systemctl.show(target.unit_file, "ActiveState").get("ActiveState", "")
-        except (GuardError, OSError):
-            return False
-        return active in ("deactivating", "inactive", "failed")
 
     def _engine_died_of_memory(self, target: Target, ts: TargetState, live: LiveUnit, died: Failure, why: str) -> None:
         """A probe found the engine dead and its log says it ran out of memory: the failure it is, remedied as

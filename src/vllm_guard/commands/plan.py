@@ -255,11 +255,9 @@ def run(args: argparse.Namespace) -> int:
     target = _first_target(paths, args.config, need=model is None)
     version_source = "--vllm-version" if version_text is not None else ""
     if target is not None and version_text is None:
-        version_text = _target_vllm_version(target)
-        version_source = "the target's python" if version_text is not None else ""
-        if version_text is None and target.vllm_version is not None:
-            version_text = target.vllm_version  # a container's vLLM: the config says which
-            version_source = "the target's vllm_version"
+        from vllm_guard.app.place import vllm_release
+
+        version_text, version_source = vllm_release(target)
     if version_text is None and reading is not None and reading.vllm_version is not None:
         version_text = reading.vllm_version
         version_source = "the calibration log"
@@ -393,10 +391,9 @@ def run(args: argparse.Namespace) -> int:
         flashinfer = flashinfer_of(target, version_text)
     graphs: bool | None = args.estimate_cudagraphs
     if graphs is None and target is not None:
-        from vllm_guard.core.planner import CUDAGRAPHS_ENV, estimate_cudagraphs_of
+        from vllm_guard.core.planner import estimate_cudagraphs_of
 
-        env = target.environment.get(CUDAGRAPHS_ENV)
-        graphs = estimate_cudagraphs_of(version_text, env)
+        graphs = estimate_cudagraphs_of(version_text, target.environment)
     params = PlannerParams(
         gpu_name=gpu_name,
         flashinfer_sampler=flashinfer,
@@ -428,9 +425,8 @@ def run(args: argparse.Namespace) -> int:
 
         planned = min(totals[:world])
         differs = reading.differences_from(planned, tp, pp, version_text, enforce_eager)
-        margin = calibrated_band(reading.total_bytes, planned) if not differs else band
+        margin = calibrated_band(reading.total_bytes, planned, band) if not differs else band
         if not differs and margin > CALIBRATED_MARGIN:
-            margin = max(margin, band)
             calibration_notes.append(
                 f"the log does not print its GPU's total: the error band stays {margin:.0%} "
                 f"({CALIBRATED_MARGIN:.0%} needs a log from the planned card)"
@@ -657,15 +653,6 @@ def _read_calibration_log(path: Path) -> Any:
         f"{path}: no vLLM KV cache figure found in {reading.starts} start(s); looked for " + "; ".join(LOOKED_FOR),
         hint,
     )
-
-
-def _target_vllm_version(target: Any) -> str | None:
-    """The vLLM version the target's python has installed (as `vllm-guard status` reads it), or None."""
-    from vllm_guard.adapters import host
-    from vllm_guard.app.place import python_of
-
-    python = python_of(target)
-    return host.installed_vllm_version(python) if python else None
 
 
 def _modalities(info: Any) -> tuple[str, ...]:

@@ -380,13 +380,12 @@ def model_findings(f: Facts, t: TargetFacts) -> list[Finding]:
                 fix + " (`vllm-guard plan` shows the budget)",
             )
         )
-    elif b.kv_tokens < length * (1 + kv_band(info, f.params)):
+    elif b.kv_tokens < length * (1 + (band := kv_band(info, f.params))):
         out.append(
             Finding(
                 "warn",
                 "model-kv-tight",
-                f"{name}: the KV cache holds max_model_len with under {kv_band(info, f.params):.0%} to spare "
-                "(the planner's error band)",
+                f"{name}: the KV cache holds max_model_len with under {band:.0%} to spare (the planner's error band)",
                 measured,
                 "lower max_model_len a little or raise util (`vllm-guard plan`)",
             )

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -65,6 +65,17 @@ def parse_vllm_version(text: str) -> Version:
     if m is None:
         raise ValueError(f"{text!r} is not a vLLM version: use e.g. 0.6.4 or 0.11.0")
     return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
+
+
+def release_and_engine(text: str | None) -> tuple[str | None, Engine]:
+    """A release as a host reports it and the engine it runs by default; not a version (or none): (None, "v1"), the
+    current releases."""
+    if text is None:
+        return None, "v1"
+    try:
+        return text, engine_of_version(parse_vllm_version(text))
+    except ValueError:
+        return None, "v1"
 
 
 def engine_of_version(version: Version) -> Engine:
@@ -287,9 +298,6 @@ ACCOUNTINGS: dict[str, Accounting] = {
 }
 
 
-CUDAGRAPHS_ENV = "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS"  # the unit's environment variable that switches it
-
-
 def cudagraphs_estimated(params: PlannerParams) -> bool:
     """Whether vLLM subtracts a CUDA graph estimate from the KV budget: never eager or under V0; as asked
     (``estimate_cudagraphs``), else from 0.20.0 on (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS's default turned on),
@@ -302,10 +310,10 @@ def cudagraphs_estimated(params: PlannerParams) -> bool:
     return v is None or v >= (0, 20, 0)
 
 
-def estimate_cudagraphs_of(vllm_version: str | None, env: str | None) -> bool | None:
-    """``PlannerParams.estimate_cudagraphs`` from a unit's VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS: "0" or "1" on
-    a release that reads it (0.18.0+, or one not known); None: the release's default."""
-    flag = (env or "").strip()
+def estimate_cudagraphs_of(vllm_version: str | None, environment: Mapping[str, str]) -> bool | None:
+    """``PlannerParams.estimate_cudagraphs`` from a unit's environment: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS "0"
+    or "1" on a release that reads it (0.18.0+, or one not known); None: the release's default."""
+    flag = environment.get("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS", "").strip()
     if flag not in ("0", "1"):
         return None
     try:
@@ -1484,10 +1492,10 @@ def same_card(log_total: int | None, planned_total: int) -> bool:
     return log_total is not None and abs(log_total - planned_total) <= SAME_CARD * planned_total
 
 
-def calibrated_band(log_total: int | None, planned_total: int) -> float:
+def calibrated_band(log_total: int | None, planned_total: int, uncalibrated: float = KV_MARGIN) -> float:
     """The error band of a plan calibrated on a log: narrow when the log's printed total shows the planned card,
-    else as uncalibrated (a log that does not say which card it ran on is not taken to be this one)."""
-    return CALIBRATED_MARGIN if same_card(log_total, planned_total) else KV_MARGIN
+    else the uncalibrated band (a log that does not say which card it ran on is not taken to be this one)."""
+    return CALIBRATED_MARGIN if same_card(log_total, planned_total) else uncalibrated
 
 
 MIN_USEFUL_LEN = 2048  # shorter is no use for chat (the config floors use the same number)

@@ -32,17 +32,14 @@ from dataclasses import dataclass
 from vllm_guard.core.config import Flags, Target
 from vllm_guard.core.modelinfo import ModelInfo
 from vllm_guard.core.planner import (
-    CUDAGRAPHS_ENV,
-    Engine,
     GiB,
     PlannerParams,
-    engine_of_version,
     estimate_cudagraphs_of,
     kv_band,
     kv_bytes_per_token,
     kv_tokens_at,
     max_model_len_at,
-    parse_vllm_version,
+    release_and_engine,
 )
 from vllm_guard.core.state import Current
 
@@ -112,17 +109,12 @@ def check_gpu(
     if len(gpu_bytes) < tp:
         return Fit(None, f"tensor_parallel_size {tp} but {len(gpu_bytes)} GPU(s) seen: not predicted")
     smallest = min(gpu_bytes[:tp])
-    engine: Engine = "v1"
-    if vllm_version is not None:
-        try:
-            engine = engine_of_version(parse_vllm_version(vllm_version))
-        except ValueError:
-            vllm_version = None  # not a version: the planner's current releases
+    vllm_version, engine = release_and_engine(vllm_version)  # not a version: the planner's current releases
     params = PlannerParams(
         engine=engine,
         vllm_version=vllm_version,  # the installed release's accounting and sampler path
         # the CUDA graph estimate vLLM subtracts: the unit's environment, else the release's default
-        estimate_cudagraphs=estimate_cudagraphs_of(vllm_version, target.environment.get(CUDAGRAPHS_ENV)),
+        estimate_cudagraphs=estimate_cudagraphs_of(vllm_version, target.environment),
         flashinfer_sampler=flashinfer_sampler,
         gpu_name=gpu_name,  # vLLM's batch defaults go by it in some releases
         max_num_seqs=fl.max_num_seqs,
