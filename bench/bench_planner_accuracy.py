@@ -599,22 +599,17 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(case_table([rows[c.name] for c in sealed], index))
         print()
-        second = [c for c in sealed if c.name in SECOND]
-        second_summary = summarize(
-            "sealed, second batch (committed after the first batch's run), GPU and util known",
-            [rows[c.name] for c in second],
-        )
-        print(second_summary.line())
-        met2 = bar_met(second_summary)
-        print(f"the bar on the second batch alone: {'met' if met2 else 'NOT MET'}" + seen_after(second))
-        third = [c for c in sealed if c.name in THIRD]
-        third_summary = summarize(
-            "sealed, third batch (committed after the second batch's fixes), GPU and util known",
-            [rows[c.name] for c in third],
-        )
-        print(third_summary.line())
-        met3 = bar_met(third_summary)
-        print(f"the bar on the third batch alone: {'met' if met3 else 'NOT MET'}" + seen_after(third))
+        for batch, names, after in (
+            ("second", SECOND, "the first batch's run"),
+            ("third", THIRD, "the second batch's fixes"),
+        ):
+            cases = [c for c in sealed if c.name in names]
+            summary = summarize(
+                f"sealed, {batch} batch (committed after {after}), GPU and util known", [rows[c.name] for c in cases]
+            )
+            print(summary.line())
+            verdict = "met" if bar_met(summary) else "NOT MET"
+            print(f"the bar on the {batch} batch alone: {verdict}" + seen_after(cases))
         sealed_summary = summarize("sealed, shipped constants, GPU and util known", [rows[c.name] for c in sealed])
         not_tuned = summarize(
             "held-out and sealed together, shipped constants, GPU and util known", [rows[c.name] for c in held + sealed]

@@ -145,6 +145,19 @@ QWEN25_MATH_15B = {  # Qwen/Qwen2.5-Math-1.5B
     "tie_word_embeddings": True,
     "torch_dtype": "bfloat16",
 }
+QWEN25_15B_INSTRUCT = shape(QWEN25_MATH_15B, max_position_embeddings=32768)  # Qwen/Qwen2.5-1.5B-Instruct
+QWEN25_3B = {  # Qwen/Qwen2.5-3B-Instruct
+    "architectures": ["Qwen2ForCausalLM"],
+    "num_hidden_layers": 36,
+    "hidden_size": 2048,
+    "num_attention_heads": 16,
+    "num_key_value_heads": 2,
+    "intermediate_size": 11008,
+    "vocab_size": 151936,
+    "max_position_embeddings": 32768,
+    "tie_word_embeddings": True,
+    "torch_dtype": "bfloat16",
+}
 QWEN3_06B = {  # Qwen/Qwen3-0.6B
     "architectures": ["Qwen3ForCausalLM"],
     "num_hidden_layers": 28,
@@ -171,11 +184,8 @@ QWEN3_14B = {  # Qwen/Qwen3-14B
     "tie_word_embeddings": False,
     "torch_dtype": "bfloat16",
 }
-QWEN3_14B_AWQ = shape(  # Qwen/Qwen3-14B-AWQ
-    QWEN3_14B,
-    torch_dtype="float16",
-    quantization_config={"bits": 4, "group_size": 128, "quant_method": "awq", "version": "gemm", "zero_point": True},
-)
+AWQ_4BIT = {"bits": 4, "group_size": 128, "quant_method": "awq", "version": "gemm", "zero_point": True}
+QWEN3_14B_AWQ = shape(QWEN3_14B, torch_dtype="float16", quantization_config=AWQ_4BIT)  # Qwen/Qwen3-14B-AWQ
 QWEN3_235B_FP8 = {  # Qwen/Qwen3-235B-A22B-FP8
     "architectures": ["Qwen3MoeForCausalLM"],
     "num_hidden_layers": 94,

@@ -14,13 +14,15 @@ flags, model and vLLM version as the source states them, and the source's addres
 from __future__ import annotations
 
 from planner_cases import (
+    AWQ_4BIT,
     HF,
     LLAMA2_7B,
     LLAMA31_8B,
     LLAMA32_3B,
     QWEN3_06B,
     QWEN25_05B,
-    QWEN25_MATH_15B,
+    QWEN25_3B,
+    QWEN25_15B_INSTRUCT,
     SEARCH,
     Case,
     cfg,
@@ -132,9 +134,7 @@ QWEN3_17B_SOURCE = (
     + SEARCH.format("%22test_inspect_qwen3_checkpoint_recognizes_1_7b_tied_embeddings%22")
     + ")"
 )
-AWQ_4BIT = {"bits": 4, "group_size": 128, "quant_method": "awq", "version": "gemm", "zero_point": True}
 QWEN3_8B_AWQ = cfg("Qwen3-8B", torch_dtype="float16", quantization_config=AWQ_4BIT)  # Qwen/Qwen3-8B-AWQ
-QWEN25_15B_INSTRUCT = shape(QWEN25_MATH_15B, max_position_embeddings=32768)  # Qwen/Qwen2.5-1.5B-Instruct
 QWEN25_15B_INSTRUCT_AWQ = shape(  # Qwen/Qwen2.5-1.5B-Instruct-AWQ
     QWEN25_15B_INSTRUCT, torch_dtype="float16", quantization_config=AWQ_4BIT
 )
@@ -1205,18 +1205,6 @@ QWEN3_8B_ENV = "VLLM_ATTENTION_BACKEND=FLASH_ATTN VLLM_USE_FLASHINFER_SAMPLER=0"
 
 # --- model shapes (values of the published config.json; model_source says where a public copy was read) ----------
 
-QWEN25_3B = {  # Qwen/Qwen2.5-3B-Instruct
-    "architectures": ["Qwen2ForCausalLM"],
-    "num_hidden_layers": 36,
-    "hidden_size": 2048,
-    "num_attention_heads": 16,
-    "num_key_value_heads": 2,
-    "intermediate_size": 11008,
-    "vocab_size": 151936,
-    "max_position_embeddings": 32768,
-    "tie_word_embeddings": True,
-    "torch_dtype": "bfloat16",
-}
 
 TT = "https://github.com/TickerTaka/TickerTaka-backend/blob/001c701a580272588855d0ced6b6f7a05e0e8502/"
 

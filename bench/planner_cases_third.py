@@ -9,7 +9,19 @@ before any run: the --enable-expert-parallel their quoted commands carry (params
 
 from __future__ import annotations
 
-from planner_cases import HF, LLAMA2_7B, LLAMA3_8B, QWEN3_235B_FP8, QWEN25_MATH_15B, SEARCH, Case, cfg, shape
+from planner_cases import (
+    AWQ_4BIT,
+    HF,
+    LLAMA2_7B,
+    LLAMA3_8B,
+    QWEN3_235B_FP8,
+    QWEN25_3B,
+    QWEN25_15B_INSTRUCT,
+    SEARCH,
+    Case,
+    cfg,
+    shape,
+)
 
 # --- V1A -------------------------------------------------------------------------------------------------------------
 # --- model shapes (published config.json values) -------------------------------------------------------------------
@@ -43,7 +55,6 @@ DS_R1_DISTILL_QWEN_15B = {  # deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B (a Qwen2
     "torch_dtype": "bfloat16",
 }
 
-QWEN25_15B_INSTRUCT_V1A = shape(QWEN25_MATH_15B, max_position_embeddings=32768)  # Qwen/Qwen2.5-1.5B-Instruct
 OPT_125M = {  # facebook/opt-125m (config.json keys as published; OPT ties lm_head to the embeddings)
     "architectures": ["OPTForCausalLM"],
     "model_type": "opt",
@@ -303,7 +314,7 @@ CASES_V1A += [
     Case(
         "Qwen2.5-1.5B-Instruct, A10 (22.07 GiB), util 0.90, V1 0.8.5.post1, len 32768",
         SEARCH.format("%22GPU+KV+cache+size%3A+567%2C984+tokens%22"),
-        QWEN25_15B_INSTRUCT_V1A,
+        QWEN25_15B_INSTRUCT,
         22.07,
         0.90,
         567984,
@@ -434,37 +445,13 @@ LLAMA31_8B_INSTRUCT = {  # meta-llama/Llama-3.1-8B-Instruct
 }
 
 
-QWEN25_3B_INSTRUCT = {  # Qwen/Qwen2.5-3B-Instruct
-    "architectures": ["Qwen2ForCausalLM"],
-    "num_hidden_layers": 36,
-    "hidden_size": 2048,
-    "num_attention_heads": 16,
-    "num_key_value_heads": 2,
-    "intermediate_size": 11008,
-    "vocab_size": 151936,
-    "max_position_embeddings": 32768,
-    "tie_word_embeddings": True,
-    "torch_dtype": "bfloat16",
-}
-QWEN25_3B_FP16 = shape(QWEN25_3B_INSTRUCT, torch_dtype="float16")  # run with --dtype float16 (T4)
+QWEN25_3B_FP16 = shape(QWEN25_3B, torch_dtype="float16")  # run with --dtype float16 (T4)
 QWEN25_3B_AWQ = shape(  # Qwen/Qwen2.5-3B-Instruct-AWQ (the official AWQ build: same shape, float16, 4-bit GEMM)
-    QWEN25_3B_INSTRUCT,
+    QWEN25_3B,
     torch_dtype="float16",
-    quantization_config={"bits": 4, "group_size": 128, "quant_method": "awq", "version": "gemm", "zero_point": True},
+    quantization_config=AWQ_4BIT,
 )
 
-QWEN25_15B_INSTRUCT = {  # Qwen/Qwen2.5-1.5B-Instruct
-    "architectures": ["Qwen2ForCausalLM"],
-    "num_hidden_layers": 28,
-    "hidden_size": 1536,
-    "num_attention_heads": 12,
-    "num_key_value_heads": 2,
-    "intermediate_size": 8960,
-    "vocab_size": 151936,
-    "max_position_embeddings": 32768,
-    "tie_word_embeddings": True,
-    "torch_dtype": "bfloat16",
-}
 
 QWEN3_235B_2507_FP8 = {  # Qwen/Qwen3-235B-A22B-Instruct-2507-FP8
     "architectures": ["Qwen3MoeForCausalLM"],
@@ -845,7 +832,6 @@ BLOCK = 16
 VLLM = "https://github.com/vllm-project/vllm/issues/{}"
 VLLM_PR = "https://github.com/vllm-project/vllm/pull/{}"
 
-AWQ_4BIT = {"bits": 4, "group_size": 128, "quant_method": "awq", "version": "gemm", "zero_point": True}
 GPTQ_4BIT = {"bits": 4, "group_size": 128, "desc_act": False, "sym": True, "quant_method": "gptq"}
 
 MISTRAL_7B = {  # mistralai/Mistral-7B-v0.1 shape (the base of OpenHermes-2.5 and zephyr-7b-beta)

