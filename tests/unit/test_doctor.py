@@ -25,6 +25,7 @@ from vllm_guard.core.doctor import (
     judge,
 )
 from vllm_guard.core.modelinfo import model_info_from_config
+from vllm_guard.core.planner import PlannerParams
 from vllm_guard.exitcodes import ExitCode
 
 pytestmark = pytest.mark.unit
@@ -479,3 +480,17 @@ def test_doctor_plans_for_the_targets_release_and_environment(cli: Callable[...,
     off = kv_tokens('vllm_version = "0.24.0"\nenvironment = { VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS = "0" }\n')
     old = kv_tokens('vllm_version = "0.19.0"\n')  # before 0.20.0 it is off by default
     assert off > graphs and old > graphs
+
+
+def test_memory_other_processes_hold_counts_where_the_release_takes_total_minus_free() -> None:
+    # V1 before 0.9.2 takes total - free after its profile as its own use: the 30000 MiB the holder keeps leave
+    # the KV cache too small; a running vLLM unit's own processes are not counted against it
+    old = PlannerParams(engine="v1", vllm_version="0.8.5")
+    gpu = GpuFact(0, "L40S", 48 * GiB, 18 * GiB, 30 * GiB, (HOLDER,))
+    held = healthy(gpus=(gpu,), params=old, targets=(T(util=0.9),))
+    assert "model-kv-too-small" in refs(judge(held))
+    assert "model-fits" in refs(judge(replace(held, gpus=(replace(gpu, processes=()),))))
+    assert "model-fits" in refs(judge(replace(held, targets=(T(util=0.9, unit_active=True),))))
+    # 0.11 measures from a snapshot taken while the memory was already held (and refuses a util above what is free)
+    new = replace(held, params=PlannerParams(engine="v1", vllm_version="0.11.0"))
+    assert "model-kv-too-small" not in refs(judge(new))

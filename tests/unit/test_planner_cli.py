@@ -92,6 +92,33 @@ def test_plan_on_the_emulated_gpu(
     assert device["name"] == "emulated" and device["total_bytes"] == 24 << 30 and device["free_bytes"] == 22 << 30
 
 
+def test_plan_counts_what_other_processes_hold_where_the_release_does(
+    cli: Callable[..., CliResult], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # V0 0.6.4 counts total - free after its profile as its own use: a 2 GiB holder on the GPU is a budget row and
+    # 2 GiB less KV cache; 0.10.1 measures from a snapshot taken while it was already held
+    gpus = tmp_path / "gpus.json"
+    holder = {"pid": 4242, "used_mib": 2048, "command": "python3 other.py"}
+    gpus.write_text(json.dumps({"gpus": [{"name": "emulated", "total_mib": 49152, "processes": [holder]}]}))
+    monkeypatch.setenv(nvml.FAKE_ENV, str(gpus))
+
+    def plan(version: str) -> dict[str, Any]:
+        r = cli("plan", "--model", Q7, "--util", "0.5", "--vllm-version", version, "--json")
+        assert r.code in (0, 1), r.err
+        return dict(json.loads(r.out))
+
+    def kv(out: dict[str, Any]) -> int:
+        return int(out["kv_tokens"])
+
+    old = plan("0.6.4")
+    assert any(row["item"] == "- held by other processes" for row in old["budget"])
+    gpus.write_text(json.dumps({"gpus": [{"name": "emulated", "total_mib": 49152}]}))
+    assert abs(kv(plan("0.6.4")) - kv(old) - (2 << 30) / old["kv_bytes_per_token"]) <= 16  # whole blocks
+    new = plan("0.10.1")
+    gpus.write_text(json.dumps({"gpus": [{"name": "emulated", "total_mib": 49152, "processes": [holder]}]}))
+    assert kv(plan("0.10.1")) == kv(new)
+
+
 def test_plan_takes_vllm_batch_defaults_by_the_gpu_name(
     cli: Callable[..., CliResult], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

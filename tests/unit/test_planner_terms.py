@@ -412,6 +412,31 @@ def test_v1_before_0_9_2_counts_the_cuda_context() -> None:
     assert names == ["- non-torch memory", "- CUDA context"]
 
 
+@pytest.mark.parametrize(
+    ("version", "engine", "counted"),
+    [
+        ("0.2.5", "v0", True),  # total - free after the profile run
+        ("0.3.1", "v0", False),  # init_gpu_memory read before the model: what others hold is outside
+        ("0.6.3", "v0", False),
+        ("0.6.4", "v0", True),  # torch peak + (total - free - torch allocated)
+        ("0.6.5", "v0", False),  # a MemorySnapshot baseline
+        ("0.8.5", "v1", True),  # V1 0.7-0.9.1: the same sum as 0.6.4
+        ("0.9.2", "v1", False),
+        ("0.11.0", "v1", False),
+    ],
+)
+def test_memory_other_processes_hold_counts_where_vllm_takes_total_minus_free(
+    version: str, engine: str, counted: bool
+) -> None:
+    info = info_of(config("Qwen2.5-7B-Instruct"))
+    p = PlannerParams(engine=engine, vllm_version=version)  # type: ignore[arg-type]
+    alone = budget(info, A100_80, 0.9, max_model_len=8192, params=p)
+    shared = budget(info, A100_80, 0.9, max_model_len=8192, params=replace(p, held_by_others=3 * GiB))
+    names = [n for n, _, _ in shared.non_torch_parts]
+    assert ("- held by other processes" in names) is counted
+    assert alone.kv_bytes - shared.kv_bytes == (3 * GiB if counted else 0)
+
+
 def test_calibrated_non_torch_replaces_the_formula() -> None:
     info = info_of(config("Qwen2.5-7B-Instruct"))
     p = PlannerParams(non_torch_bytes_tp=3 * GiB, measured=("non_torch",))

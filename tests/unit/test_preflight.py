@@ -16,7 +16,7 @@ from tests.unit.test_daemon_apply import NOW, FakeSystemctl, env_of
 from vllm_guard.adapters.modelfs import load_model_info
 from vllm_guard.adapters.notify import Notifier
 from vllm_guard.app.daemon import Daemon, Deps
-from vllm_guard.app.gpus import Gpu
+from vllm_guard.app.gpus import Gpu, Holder
 from vllm_guard.consts import Paths
 from vllm_guard.core.config import Flags, Target
 from vllm_guard.core.events import Event, EventKind
@@ -164,13 +164,19 @@ class Units(FakeSystemctl):
 
 
 def guard(
-    root: Path, events: list[Event], active: str = "inactive", vllm: str | None = None, flashinfer: bool | None = None
+    root: Path,
+    events: list[Event],
+    active: str = "inactive",
+    vllm: str | None = None,
+    flashinfer: bool | None = None,
+    holders: tuple[Holder, ...] = (),
 ) -> Daemon:
+    held = sum(h.used_mib for h in holders)
     deps = Deps(
         systemctl=Units(active),
         send=events.append,
         clock=lambda: NOW,
-        gpus=lambda: [Gpu(0, "Emulated 24 GiB", 24576, 24576, ())],
+        gpus=lambda: [Gpu(0, "Emulated 24 GiB", 24576, 24576 - held, holders)],
         notifier=Notifier(address=""),
         where=lambda t, g: Where("Emulated 24 GiB 24576MiB", vllm),  # the emulator is no installed vLLM
         flashinfer=lambda t, version: flashinfer,
@@ -280,6 +286,21 @@ def test_the_installed_sampler_path_reaches_the_preflight(root: Path) -> None:
         return ts.current.flags.max_model_len
 
     assert lowered_to(True) > lowered_to(False)
+
+
+def test_memory_another_process_holds_reaches_the_preflight_where_the_release_counts_it(root: Path) -> None:
+    # V1 before 0.9.2 takes total - free after its profile run as its own use: 512 MiB another process holds on the
+    # GPU leaves that much less KV cache. 0.10.1 measures from a snapshot taken while it was already held.
+    def lowered_to(vllm: str, held_mib: int) -> int:
+        config(root, "fit", gpu_memory_utilization=0.7, max_model_len=32768)
+        holders = (Holder(4242, "python3 other.py", held_mib),) if held_mib else ()
+        d = guard(root, [], vllm=vllm, holders=holders)
+        ts = d.ts(d.targets[0])
+        assert ts.current is not None and ts.current.flags.max_model_len is not None
+        return ts.current.flags.max_model_len
+
+    assert lowered_to("0.8.5", 512) < lowered_to("0.8.5", 0)
+    assert lowered_to("0.10.1", 512) == lowered_to("0.10.1", 0)
 
 
 def test_gpu_the_gpus_name_reaches_the_planner() -> None:

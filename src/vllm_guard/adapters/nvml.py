@@ -41,6 +41,11 @@ class GpuDevice:
     used: int
     processes: tuple[GpuProcess, ...] = ()
 
+    @property
+    def held_by_processes(self) -> int:
+        """What the listed processes hold on it, as far as the driver says (bytes)."""
+        return sum(p.used_bytes or 0 for p in self.processes)
+
 
 @dataclass(frozen=True)
 class GpuReport:

@@ -154,6 +154,8 @@ class Daemon(ProbeSupervisor):
             names = {g.index: g.name for g in gpus or []}
             order = [i for i in wanted if i in names] if wanted is not None else list(names)
             sampler = self.deps.flashinfer(t, where.vllm)
+            by_index = {g.index: g for g in gpus or []}
+            ranks = [by_index[i] for i in order[: ts.current.flags.tensor_parallel_size]]
             fit = check_gpu(
                 t,
                 ts.current,
@@ -162,6 +164,7 @@ class Daemon(ProbeSupervisor):
                 vllm_version=where.vllm,
                 flashinfer_sampler=sampler,
                 gpu_name=names[order[0]] if order else None,  # vLLM reads the first visible device's name
+                held_by_others=max((sum(h.used_mib for h in g.holders) * MIB for g in ranks), default=0),
             )
         before = ts.current
         if fit.current is None:

@@ -405,6 +405,8 @@ def run(args: argparse.Namespace) -> int:
         max_num_batched_tokens=max_num_batched_tokens,
         vllm_version=version_text,
         limit_mm_per_prompt=tuple(sorted(mm_limits.items())),
+        # what other processes hold on the GPUs vLLM will use: the releases that count total - free take it
+        held_by_others=0 if report.fake else max((d.held_by_processes for d in report.devices[:world]), default=0),
     )
     if gpu_name is None and engine == "v1" and (max_num_batched_tokens is None or max_num_seqs is None):
         from dataclasses import replace

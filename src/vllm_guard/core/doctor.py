@@ -8,7 +8,7 @@ Exit code: 0 when every finding is ok, 1 with warnings, 2 with a failure.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from vllm_guard.core.modelinfo import ModelInfo
@@ -348,7 +348,12 @@ def model_findings(f: Facts, t: TargetFacts) -> list[Finding]:
                 f"{max(0.0, int(small.free / small.total * 100 - 1) / 100):.2f}",
             )
         )
-    weights = weights_per_gpu(info, t.tp, f.params)
+    params = f.params
+    if not t.unit_active:
+        # what other processes hold on its GPUs: the releases that count total - free take it from the KV cache
+        held = max((sum(p.mib or 0 for p in g.processes) * MiB for g in f.gpus[: t.tp]), default=0)
+        params = replace(params, held_by_others=held)
+    weights = weights_per_gpu(info, t.tp, params)
     if weights >= requested:
         out.append(
             Finding(
@@ -361,13 +366,11 @@ def model_findings(f: Facts, t: TargetFacts) -> list[Finding]:
         )
         return out
     length = t.max_model_len or info.max_context
-    b = budget(
-        info, small.total, t.util, tp=t.tp, max_model_len=length, kv_cache_dtype=t.kv_cache_dtype, params=f.params
-    )
+    b = budget(info, small.total, t.util, tp=t.tp, max_model_len=length, kv_cache_dtype=t.kv_cache_dtype, params=params)
     measured = f"KV cache {_gib(max(0, b.kv_bytes))} = {b.kv_tokens} tokens at util {t.util}; max_model_len {length}"
     if b.kv_tokens < length:
-        best = max_model_len_at(info, small.total, t.util, t.tp, kv_cache_dtype=t.kv_cache_dtype, params=f.params)
-        need = util_for(info, small.total, length, t.tp, kv_cache_dtype=t.kv_cache_dtype, params=f.params)
+        best = max_model_len_at(info, small.total, t.util, t.tp, kv_cache_dtype=t.kv_cache_dtype, params=params)
+        need = util_for(info, small.total, length, t.tp, kv_cache_dtype=t.kv_cache_dtype, params=params)
         fix = f"lower max_model_len to {best}" if best >= 2048 else "use FP8 KV cache or more tensor parallelism"
         if need <= 0.95:
             fix += f", or raise gpu_memory_utilization to {need:.2f}"
@@ -380,7 +383,7 @@ def model_findings(f: Facts, t: TargetFacts) -> list[Finding]:
                 fix + " (`vllm-guard plan` shows the budget)",
             )
         )
-    elif b.kv_tokens < length * (1 + (band := kv_band(info, f.params))):
+    elif b.kv_tokens < length * (1 + (band := kv_band(info, params))):
         out.append(
             Finding(
                 "warn",

@@ -135,6 +135,12 @@ class PlannerParams:
     # used; V0 0.6.4 on an RTX 3090 (vllm-project/vllm#10517) printed 'non_torch_memory=0.35GiB', the context
     # included. The value fits the tuning part's cases of those releases (bench/RESULTS-planner.md).
     cuda_context_bytes: int = int(0.31 * GiB)
+    # Memory other processes hold on the GPUs vLLM will use when it starts (NVML's per-process figures, the most
+    # on any one of them). Only the releases that count total - free after their profile as their own use
+    # (ACCOUNTINGS with ``context``: 0.2.5-0.3.0, V0 0.6.4, V1 0.7-0.9.1) take it from the KV cache; the others
+    # measure from a baseline taken while it was already held (vLLM 0.3.1-0.6.3 read init_gpu_memory, 0.6.5+ and
+    # V1 0.9.2+ a MemorySnapshot), and V1 refuses to start when total x util is more than is free.
+    held_by_others: int = 0
     # The installed vLLM ("0.6.4", "0.11.0"): picks the accounting (ACCOUNTINGS), the MLA layout and the
     # multimodal profile's rules. None: the current releases' rules for the engine.
     vllm_version: str | None = None
@@ -1083,6 +1089,14 @@ def non_torch_parts(
                 "- CUDA context",
                 params.cuda_context_bytes,
                 f"vLLM {acc.releases} counts total - free (vllm-project/vllm#2031: 98 blocks more on Llama-2-7B)",
+            )
+        )
+    if acc.context and params.held_by_others > 0:
+        parts.append(
+            (
+                "- held by other processes",
+                params.held_by_others,
+                f"NVML's per-process figures on the GPU; vLLM {acc.releases} counts total - free as its own use",
             )
         )
     comms = nccl_communicators(tp, pp, params, acc)

@@ -100,6 +100,7 @@ def check_gpu(
     vllm_version: str | None = None,
     flashinfer_sampler: bool | None = None,
     gpu_name: str | None = None,
+    held_by_others: int = 0,
 ) -> Fit:
     """A GPU: the planner's budget at the flags; a length above the edge less the band is lowered to it."""
     fl = cur.flags
@@ -120,6 +121,7 @@ def check_gpu(
         max_num_seqs=fl.max_num_seqs,
         max_num_batched_tokens=fl.max_num_batched_tokens,
         enforce_eager=fl.enforce_eager,
+        held_by_others=held_by_others,  # other processes' memory: the releases that count total - free take it
     )
     if margin is None:
         margin = kv_band(info, params)  # wider for a model with a multimodal encoder
