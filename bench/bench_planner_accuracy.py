@@ -38,9 +38,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from planner_cases import BLOCK, LEFT_OUT, MOVED, SPLIT_DATE, Case
 from planner_cases import CASES as FIRST_CASES
 from planner_cases_sealed import CORRECTED as SEALED_CORRECTED
+from planner_cases_sealed import (
+    FOURTH,
+    FOURTH_GATHERED,
+    RULES_AFTER,
+    SEALED,
+    SEALED_DATE,
+    SECOND,
+    THIRD,
+    THIRD_GATHERED,
+)
 from planner_cases_sealed import LEFT_OUT as SEALED_LEFT_OUT
 from planner_cases_sealed import MOVED as SEALED_MOVED
-from planner_cases_sealed import RULES_AFTER, SEALED, SEALED_DATE, SECOND, THIRD, THIRD_GATHERED
 
 from vllm_guard.core.calibrate import LogReading
 from vllm_guard.core.modelinfo import ModelInfo, model_info_from_config
@@ -595,13 +604,14 @@ def main(argv: list[str] | None = None) -> int:
         print()
         print(
             f"## Sealed part (gathered {SEALED_DATE} after the held-out part was seen, the third batch on "
-            f"{THIRD_GATHERED}; used to set no constant)\n"
+            f"{THIRD_GATHERED}, the fourth on {FOURTH_GATHERED}; used to set no constant)\n"
         )
         print(case_table([rows[c.name] for c in sealed], index))
         print()
         for batch, names, after in (
             ("second", SECOND, "the first batch's run"),
             ("third", THIRD, "the second batch's fixes"),
+            ("fourth", FOURTH, "the third batch's run and the changes that followed it"),
         ):
             cases = [c for c in sealed if c.name in names]
             summary = summarize(
