@@ -1980,3 +1980,8 @@ LEFT_OUT: dict[str, str] = {
     "code: many '# GPU blocks: 1000 / 1024 / 1234 / 2048 / 4096 / 8192 / 12345' hits": "test fixtures and "
     "illustrative numbers",
 }
+
+RULES_AFTER[
+    "the first Qwen's MLP (core/modelinfo.py: QWenLMHeadModel's config.json gives both gated projections together; "
+    "vLLM's qwen.py builds them intermediate_size // 2 wide)"
+] = tuple(c.name for c in FOURTH_BATCH if c.model.get("architectures") == ["QWenLMHeadModel"])

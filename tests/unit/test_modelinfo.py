@@ -68,6 +68,28 @@ def test_mixtral_style_experts_take_their_width_from_intermediate_size() -> None
     assert info.param_count() / 1e9 == pytest.approx(46.7, rel=0.02)
 
 
+def test_the_first_qwen_takes_half_its_intermediate_size_per_projection() -> None:
+    # Qwen/Qwen-7B-Chat (QWenLMHeadModel): config.json says intermediate_size 22016, the two gated projections
+    # together; vLLM's qwen.py builds each 11008 wide. The model card's 7.7B parameters hold only at that width,
+    # and vllm-project/vllm#7256 printed 'Loading model weights took 14737.2578 MB' (MiB) in bf16.
+    qwen = {
+        "architectures": ["QWenLMHeadModel"],
+        "model_type": "qwen",
+        "num_hidden_layers": 32,
+        "hidden_size": 4096,
+        "num_attention_heads": 32,
+        "kv_channels": 128,
+        "intermediate_size": 22016,
+        "vocab_size": 151936,
+        "max_position_embeddings": 32768,
+        "torch_dtype": "bfloat16",
+    }
+    info = model_info_from_config(qwen)
+    assert info.intermediate_size == 11008 and info.kv_heads == 32 and info.head_dim == 128
+    assert info.param_count() / 1e9 == pytest.approx(7.7, rel=0.02)
+    assert info.estimated_weight_bytes() / 2**20 == pytest.approx(14737.2578, rel=0.01)
+
+
 BASE: dict[str, Any] = {
     "num_hidden_layers": 2,
     "hidden_size": 256,

@@ -514,6 +514,10 @@ def model_info_from_config(cfg: Mapping[str, Any], *, where: str = "config.json"
     dtype = c.get("torch_dtype", c.get("dtype", "bfloat16"))
     num_experts = _int(c, "num_experts", "num_local_experts", "n_routed_experts", default=0, where=where)
     intermediate = _int(c, "intermediate_size", "ffn_hidden_size", default=4 * hidden, where=where)
+    if arch == "QWenLMHeadModel":
+        # the first Qwen's config.json gives both gated projections together: vllm/model_executor/models/qwen.py
+        # builds QWenMLP(hidden_size, intermediate_size // 2) (w1 and w2 of that width, c_proj back)
+        intermediate //= 2
     return ModelInfo(
         architecture=arch,
         model_type=str(c.get("model_type", "unknown")),
