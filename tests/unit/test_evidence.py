@@ -3,6 +3,7 @@ a probe that passed, how long it lived against a healthy start, who held the GPU
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -135,12 +136,27 @@ def test_a_bare_sigkill_stays_a_host_oom_when_the_absence_of_a_kernel_line_prove
 
 
 def test_a_strong_verdict_is_never_touched() -> None:
-    kv = Failure(K.KV_CACHE_INSUFFICIENT, Phase.PROFILE, confidence=Confidence.HIGH, basis=Basis.MESSAGE)
     gpu = GpuSeen(total_mib=24000, free_mib=100, others=((1, "x", 23000),))
     seen = Observed(probe_passed=True, lived_s=1, healthy_ready_s=60, gpus=[gpu], util=0.9, kernel_log_visible=True)
-    assert weigh(kv, seen) is kv
     placed = Failure(K.CUDA_OOM_PROFILE, Phase.PROFILE, confidence=Confidence.MEDIUM, basis=Basis.MILESTONE)
     assert weigh(placed, seen) is placed
+    load = Failure(K.MODEL_LOAD_ERROR, Phase.LOAD, confidence=Confidence.HIGH, basis=Basis.MESSAGE)
+    assert weigh(load, seen) is load
+    kv = Failure(K.KV_CACHE_INSUFFICIENT, Phase.PROFILE, confidence=Confidence.HIGH, basis=Basis.MESSAGE)
+    free = GpuSeen(total_mib=24000, free_mib=23000, others=((1, "x", 500),))  # vLLM's share was free
+    assert weigh(kv, replace(seen, gpus=[free])) is kv
+    assert weigh(kv, replace(seen, gpus=None)) is kv
+
+
+def test_a_kv_cache_with_no_room_while_others_held_vllms_share_is_a_wait() -> None:
+    # vLLM 0.6.4 and V1 0.7-0.9.1 count total - free after their profile as their own use: a second instance's
+    # memory leaves "No available memory for the cache blocks", which no shorter max_model_len answers
+    kv = Failure(K.KV_CACHE_INSUFFICIENT, Phase.PROFILE, confidence=Confidence.HIGH, basis=Basis.MESSAGE)
+    gpu = GpuSeen(total_mib=81000, free_mib=12000, others=((4242, "vllm serve Qwen2.5-72B", 68000),))
+    f = weigh(kv, Observed(gpus=[gpu], util=0.2))
+    assert (f.kind, f.confidence, f.basis) == (K.VRAM_HELD, Confidence.LOW, Basis.OBSERVED)
+    assert "KV cache had no room" in f.observed[-1] and "vllm serve Qwen2.5-72B (PID 4242, 68000 MiB)" in f.observed[-1]
+    assert "another process" in f.hint and "names no other process" in unsure(f)
 
 
 def test_unsure_names_what_the_guard_does_not_know() -> None:
@@ -268,8 +284,39 @@ def test_the_daemon_lowers_host_memory_for_a_sigkill_when_it_cannot_read_the_ker
     assert "--max-num-seqs=32" in args(root)
 
 
-def test_a_strong_verdict_reads_neither_the_gpus_nor_the_kernel_log(root: Path) -> None:
+def test_a_kv_failure_while_another_process_held_the_units_gpu_waits(root: Path) -> None:
     from tests.unit.test_daemon_apply import KV_LINES
+
+    stray = Holder(4242, "vllm serve other", 18000)
+    events: list[Event] = []
+    d = guard(root, events, gpus=[Gpu(0, "NVIDIA L4", 24000, 4000, (stray,))])
+    before = env_of(root)
+    d.on_event(AttemptEnded(attempt(KV_LINES, "inv-1")))
+    d.flush_held(force=True)
+    assert detected(events).fields["KIND"] == "vram_held" and "vllm serve other" in detected(events).fields["OBSERVED"]
+    assert env_of(root) == before  # nothing lowered: the memory is another process's
+
+
+def test_a_process_on_a_gpu_the_unit_does_not_use_is_no_cause(root: Path) -> None:
+    from tests.unit.test_daemon_apply import KV_LINES
+
+    write_config(
+        root,
+        '[[target]]\nmodel = "/models/tiny"\nuser = "root"\nenvironment = { CUDA_VISIBLE_DEVICES = "1" }\n'
+        "[target.flags]\nmax_model_len = 4096\nmax_num_seqs = 64\ngpu_memory_utilization = 0.9\n"
+        "[target.floors]\nmax_model_len = 256\n",
+    )
+    stray = Holder(4242, "vllm serve other", 18000)
+    events: list[Event] = []
+    d = guard(root, events, gpus=[Gpu(0, "NVIDIA L4", 24000, 4000, (stray,)), Gpu(1, "NVIDIA L4", 24000, 23500, ())])
+    d.on_event(AttemptEnded(attempt(KV_LINES, "inv-1")))
+    d.flush_held(force=True)
+    assert detected(events).fields["KIND"] == "kv_cache_insufficient"
+    assert "--max-model-len=4096" not in args(root)  # the KV ladder lowered it
+
+
+def test_a_strong_verdict_reads_neither_the_gpus_nor_the_kernel_log(root: Path) -> None:
+    from tests.unit.test_daemon_apply import BAD_ARG_LINES
 
     events: list[Event] = []
     calls: list[str] = []
@@ -284,7 +331,7 @@ def test_a_strong_verdict_reads_neither_the_gpus_nor_the_kernel_log(root: Path) 
     d = Daemon(Paths(root), None, deps)
     d.reconcile()
     calls.clear()
-    d.on_event(AttemptEnded(attempt(KV_LINES, "inv-1")))
+    d.on_event(AttemptEnded(attempt(BAD_ARG_LINES, "inv-1")))
     d.flush_held(force=True)
     assert calls == []
     assert detected(events).fields["UNSURE"] == "" and detected(events).fields["OBSERVED"] == ""

@@ -345,7 +345,8 @@ class Daemon(ProbeSupervisor):
     ) -> Failure:
         """A weak verdict weighed against what the guard saw of the attempt (core/evidence.py); the GPUs and
         the kernel's log are read only when a rule could use them."""
-        if failure.confidence is not Confidence.LOW:
+        kv = failure.kind is FailureKind.KV_CACHE_INSUFFICIENT
+        if failure.confidence is not Confidence.LOW and not kv:
             return failure
         inv = attempt.invocation_id
         verified = ts.last_verified
@@ -354,9 +355,10 @@ class Daemon(ProbeSupervisor):
         lived = (attempt.ended_us - attempt.started_us) / 1e6 if attempt.ended_us is not None else None
         oom = failure.kind in (FailureKind.CUDA_OOM_RUNTIME, FailureKind.CUDA_OOM_PROFILE)
         gpus: list[GpuSeen] | None = None
-        if oom and not passed:
+        if (oom or kv) and not passed:
             mine = set(attempt.pids)
             read = self.deps.gpus()
+            wanted = visible_indices(target.environment)  # the unit's GPUs only: another GPU's holders are no cause
             if read:
                 gpus = [
                     GpuSeen(
@@ -365,6 +367,7 @@ class Daemon(ProbeSupervisor):
                         tuple((h.pid, h.command, h.used_mib) for h in g.holders if h.pid not in mine),
                     )
                     for g in read
+                    if wanted is None or g.index in wanted
                 ]
         kill = failure.kind is FailureKind.HOST_OOM_KILLED
         cur = ts.current or base_current(target)

@@ -19,7 +19,14 @@ The rules, each a fact about how vLLM and the kernel behave rather than about on
    processes are gone), so much that what is free is less than vLLM's share: a device OOM of unknown
    phase is ``vram_held`` (confidence low). Waiting for the memory is the careful action; lowering
    flags would hide the other process. Memory in use by processes NVML does not list is not enough.
-4. **A bare SIGKILL that no OOM killer claimed**: the kernel's log can be read and it has no OOM kill of
+4. **The KV cache had no room, and other processes held vLLM's share** right after the failure (as in 3). The
+   releases that take total - free after their profile as their own use (0.2.5-0.3.0, V0 0.6.4, V1 0.7-0.9.1)
+   count another process's memory against the KV cache, so its message ("No available memory for the cache
+   blocks", "... larger than the maximum number of tokens that can be stored in KV cache") is the symptom and the
+   other process the cause; later releases refuse at start when vLLM's share is not free, so such a failure there
+   means the other process grew meanwhile. Either way a shorter ``max_model_len`` would not bring the memory back:
+   ``vram_held`` (confidence low), whatever the confidence of the KV verdict.
+5. **A bare SIGKILL that no OOM killer claimed**: the kernel's log can be read and it has no OOM kill of
    the attempt's processes, systemd did not report ``oom-kill``, and host memory was not under pressure.
    Then something else killed it (a person, a watchdog, a script), and the careful action is a plain
    retry rather than lowering memory flags: ``unknown_failure`` (confidence low). Under memory pressure
@@ -101,9 +108,26 @@ def _held_by_others(gpus: Sequence[GpuSeen], util: float) -> tuple[int, str] | N
     return None
 
 
+HELD_HINT = "another process holds GPU memory vLLM needs: stop it, or give vLLM a GPU of its own"
+
+
 def weigh(failure: Failure, seen: Observed) -> Failure:
-    """The verdict revised by what the guard saw (see the module docstring); a strong verdict as it is."""
+    """The verdict revised by what the guard saw (see the module docstring); a strong verdict as it is, but for
+    a KV cache with no room while other processes held vLLM's share."""
     f = failure
+    if f.kind is K.KV_CACHE_INSUFFICIENT and seen.gpus and seen.util is not None:
+        held = _held_by_others(seen.gpus, seen.util)
+        if held is not None:
+            mib, who = held
+            return _revise(
+                f,
+                K.VRAM_HELD,
+                f.phase,
+                Confidence.LOW,
+                f"the KV cache had no room, and right after the failure other processes held {mib} MiB of GPU "
+                f"memory, more than was left of vLLM's share: {who}",
+                hint=HELD_HINT,
+            )
     if f.confidence is not Confidence.LOW:
         return f
     if _oom_unplaced(f):
@@ -125,7 +149,7 @@ def weigh(failure: Failure, seen: Observed) -> Failure:
                     Phase.UNKNOWN,
                     Confidence.LOW,
                     f"right after the failure other processes held {mib} MiB of GPU memory: {who}",
-                    hint="another process holds GPU memory vLLM needs: stop it, or give vLLM a GPU of its own",
+                    hint=HELD_HINT,
                 )
         if (
             seen.lived_s is not None
@@ -181,7 +205,10 @@ def unsure(failure: Failure) -> str:
         return ""
     f = failure
     if f.kind is K.VRAM_HELD and f.basis is Basis.OBSERVED:
-        return "the log does not say why memory ran out; other processes held GPU memory, so the guard waits for it"
+        return (
+            "the log names no other process; other processes held GPU memory right after the failure, so the guard "
+            "waits for it"
+        )
     if _oom_unplaced(f):
         return (
             "the log does not say whether the OOM came while loading, profiling or serving: the guard acts on "

@@ -872,10 +872,23 @@ SIGNATURES: tuple[Signature, ...] = (
         "dist-ray-actor",
         K.DISTRIBUTED_ERROR,
         DISTRIBUTED,
-        ("RayActorError", "ActorDiedError", "actor died", "ActorUnavailableError", "RaySystemError", "ObjectRef"),
+        (
+            "RayActorError",
+            "ActorDiedError",
+            "actor died",
+            "ActorUnavailableError",
+            "RaySystemError",
+            "ObjectRef",
+            "RayChannel",
+            "RayCgraph",
+            "RayAdag",
+        ),
+        # vLLM's Ray executor runs the workers through a compiled graph (ray.dag): a rank that hangs or dies
+        # surfaces as the graph's channel errors (RayChannelError, RayChannelTimeoutError, 2.32+) or its capacity
+        # errors (RayAdagCapacityExceeded, renamed RayCgraphCapacityExceeded)
         Source("ray", "python/ray/exceptions.py, python/ray/_private/serialization.py", "RayActorError", "1.0-"),
         pattern=r"RayActorError|ActorDiedError|The actor died unexpectedly|ActorUnavailableError|RaySystemError"
-        r"|Can't deserialize object: ObjectRef",
+        r"|Can't deserialize object: ObjectRef|RayChannel(?:Timeout)?Error|Ray(?:Cgraph|Adag)CapacityExceeded",
     ),
     Signature(
         "dist-connection-closed",
