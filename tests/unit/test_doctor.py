@@ -482,6 +482,27 @@ def test_doctor_plans_for_the_targets_release_and_environment(cli: Callable[...,
     assert off > graphs and old > graphs
 
 
+def test_doctor_plans_each_target_for_its_own_vllm(cli: Callable[..., CliResult], tmp_path: Path) -> None:
+    # two units, two vLLMs: 0.24.0 subtracts a CUDA graph estimate, 0.19.0 does not; each target is planned for
+    # its own release, and a second python that cannot import vLLM is named
+    build_root(tmp_path)
+    config = tmp_path / "etc/vllm-guard/config.toml"
+    base = config.read_text()
+    second = base.replace("port = 8000\n", 'port = 8001\nunit = "vllm-b"\nvllm_version = "0.19.0"\n').replace(
+        "/opt/vllm/bin/python3", "/opt/other/bin/python3"
+    )
+    config.write_text(base.replace('group = "root"\n', 'group = "root"\nvllm_version = "0.24.0"\n', 1) + second)
+    r = cli("doctor", "--root", tmp_path, "--gpu", "24GiB", "--json")
+    fits = {
+        f["title"].split(":")[0]: int(re.search(r"= (\d+) tokens", f["measured"]).group(1))  # type: ignore[union-attr]
+        for f in json.loads(r.out)["findings"]
+        if f["ref"] == "model-fits"
+    }
+    assert fits["vllm-b"] > fits["vllm-qwen"]
+    missing = [f for f in json.loads(r.out)["findings"] if f["ref"] == "vllm-missing"]
+    assert any(f["title"].startswith("vllm-b:") and "/opt/other/bin/python3" in f["measured"] for f in missing)
+
+
 def test_memory_other_processes_hold_counts_where_the_release_takes_total_minus_free() -> None:
     # V1 before 0.9.2 takes total - free after its profile as its own use: the 30000 MiB the holder keeps leave
     # the KV cache too small; a running vLLM unit's own processes are not counted against it

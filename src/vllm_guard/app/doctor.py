@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from vllm_guard.adapters import host
@@ -240,6 +240,19 @@ def gather(paths: Paths, explicit: Path | None, gpus: GpuReport, checks: Checks 
         from vllm_guard.app.place import python_of
 
         python = python_of(loaded.config.target[0])
+    # each target's vLLM, asked once per python: the planner counts the release that target runs
+    asked: dict[str, tuple[str | None, str | None]] = {}
+    if targets:
+        from vllm_guard.app.place import python_of
+
+        for t in loaded.config.target:
+            py = python_of(t)
+            if c.vllm and py is not None and py not in asked:
+                asked[py] = host.vllm_version(py)
+        targets = [
+            _with_vllm(facts, t, asked.get(python_of(t) or ""), first=i == 0)
+            for i, (facts, t) in enumerate(zip(targets, loaded.config.target, strict=True))
+        ]
     mem = host.read_meminfo(paths.root)
     node = host.read_node_memory(paths.root)
     swaps = tuple(
@@ -248,8 +261,8 @@ def gather(paths: Paths, explicit: Path | None, gpus: GpuReport, checks: Checks 
     )
     soft, hard = host.nofile_limit()
     version = err_v = None
-    if c.vllm and python is not None:
-        version, err_v = host.vllm_version(python)
+    if python is not None and python in asked:
+        version, err_v = asked[python]
     journal_err = host.journal_error() if c.journal else None
     params = _planner_params(loaded.config.target[0] if targets else None, version)
     return Facts(
@@ -280,8 +293,17 @@ def gather(paths: Paths, explicit: Path | None, gpus: GpuReport, checks: Checks 
     )
 
 
+def _with_vllm(
+    facts: TargetFacts, target: Target, vllm: tuple[str | None, str | None] | None, *, first: bool
+) -> TargetFacts:
+    """A target's facts with what the planner is told of its own vLLM; an import that failed is said for the
+    targets after the first (the first's is the host-wide `vllm` finding)."""
+    version, error = vllm or (None, None)
+    return replace(facts, params=_planner_params(target, version), vllm_error=None if first else error)
+
+
 def _planner_params(target: Target | None, version: str | None) -> PlannerParams:
-    """What the planner is told of the first target's vLLM, as the preflight tells it: the release (imported, else
+    """What the planner is told of a target's vLLM, as the preflight tells it: the release (imported, else
     ``place.vllm_release``), its sampler path and whether it subtracts a CUDA graph estimate (the unit's
     environment, else the release's default)."""
     if target is None:

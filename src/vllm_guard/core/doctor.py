@@ -113,6 +113,9 @@ class TargetFacts:
     port_in_use: bool | None = None
     limit_nofile: tuple[int, int] | None = None  # (soft, hard) from the unit's LimitNOFILE=
     exposure: float | None = None  # `systemd-analyze security` of the installed unit (0 best, 10 worst)
+    # what the planner is told of this target's own vLLM (None: Facts.params, the first target's)
+    params: PlannerParams | None = None
+    vllm_error: str | None = None  # its python cannot import vLLM (said for targets after the first)
 
 
 @dataclass(frozen=True)
@@ -348,7 +351,7 @@ def model_findings(f: Facts, t: TargetFacts) -> list[Finding]:
                 f"{max(0.0, int(small.free / small.total * 100 - 1) / 100):.2f}",
             )
         )
-    params = f.params
+    params = t.params or f.params
     if not t.unit_active:
         # what other processes hold on its GPUs: the releases that count total - free take it from the KV cache
         held = max((sum(p.mib or 0 for p in g.processes) * MiB for g in f.gpus[: t.tp]), default=0)
@@ -430,7 +433,7 @@ def cpu_kv(f: Facts, t: TargetFacts, info: ModelInfo) -> CpuKv:
     else:
         # vllm/v1/worker/cpu_worker.py: KV = node total x util - the worker's RSS after loading the weights
         requested = int(node_memory(f)[0] * t.util)
-        kv = requested - weights_per_gpu(info, t.tp, f.params) - PROCESS_RSS
+        kv = requested - weights_per_gpu(info, t.tp, t.params or f.params) - PROCESS_RSS
     blocks = max(0, kv) // (per_token * CPU_BLOCK_SIZE)
     return CpuKv(t.cpu_kv_gib is not None, requested, kv, per_token, max(0, blocks - 1) * CPU_BLOCK_SIZE)
 
@@ -714,6 +717,17 @@ def software_findings(f: Facts) -> list[Finding]:
         )
     elif f.vllm_version is not None:
         out.append(Finding("ok", "vllm", f"vLLM {f.vllm_version} importable"))
+    for t in f.targets:
+        if t.vllm_error is not None:
+            out.append(
+                Finding(
+                    "fail",
+                    "vllm-missing",
+                    f"{t.unit}: vLLM cannot be imported by the unit's python",
+                    t.vllm_error,
+                    "install vLLM into the python the unit's command uses (pip install vllm)",
+                )
+            )
     if f.journal_checked:
         if f.journal_error is not None:
             out.append(
