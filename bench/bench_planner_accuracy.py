@@ -39,6 +39,8 @@ from planner_cases import BLOCK, LEFT_OUT, MOVED, SPLIT_DATE, Case
 from planner_cases import CASES as FIRST_CASES
 from planner_cases_sealed import CORRECTED as SEALED_CORRECTED
 from planner_cases_sealed import (
+    FIFTH,
+    FIFTH_GATHERED,
     FOURTH,
     FOURTH_GATHERED,
     RULES_AFTER,
@@ -604,7 +606,7 @@ def main(argv: list[str] | None = None) -> int:
         print()
         print(
             f"## Sealed part (gathered {SEALED_DATE} after the held-out part was seen, the third batch on "
-            f"{THIRD_GATHERED}, the fourth on {FOURTH_GATHERED}; used to set no constant)\n"
+            f"{THIRD_GATHERED}, the fourth on {FOURTH_GATHERED}, the fifth on {FIFTH_GATHERED}; used to set no constant)\n"
         )
         print(case_table([rows[c.name] for c in sealed], index))
         print()
@@ -612,6 +614,7 @@ def main(argv: list[str] | None = None) -> int:
             ("second", SECOND, "the first batch's run"),
             ("third", THIRD, "the second batch's fixes"),
             ("fourth", FOURTH, "the third batch's run and the changes that followed it"),
+            ("fifth", FIFTH, "the fourth batch's run and the changes that followed it"),
         ):
             cases = [c for c in sealed if c.name in names]
             summary = summarize(

@@ -28,6 +28,7 @@ from planner_cases import (
     cfg,
     shape,
 )
+from planner_cases_fifth import FIFTH_BATCH, FIFTH_DATE, LEFT_OUT_FIFTH
 from planner_cases_fourth import FOURTH_BATCH, FOURTH_DATE, LEFT_OUT_FOURTH
 from planner_cases_third import LEFT_OUT_THIRD, THIRD_BATCH, THIRD_DATE
 
@@ -1763,12 +1764,14 @@ SECOND_BATCH: list[Case] = [
     ),
 ]
 
-SEALED: list[Case] = FIRST_BATCH + SECOND_BATCH + THIRD_BATCH + FOURTH_BATCH
+SEALED: list[Case] = FIRST_BATCH + SECOND_BATCH + THIRD_BATCH + FOURTH_BATCH + FIFTH_BATCH
 SECOND = {c.name for c in SECOND_BATCH}
 THIRD = {c.name for c in THIRD_BATCH}
 THIRD_GATHERED = THIRD_DATE
 FOURTH = {c.name for c in FOURTH_BATCH}
 FOURTH_GATHERED = FOURTH_DATE
+FIFTH = {c.name for c in FIFTH_BATCH}
+FIFTH_GATHERED = FIFTH_DATE
 
 RULES_AFTER[
     "V0's eager forward pass holds what its model code holds (planner.v0_forward_copies: Qwen2's MLP keeps gate_up, "
@@ -1781,6 +1784,7 @@ RULES_AFTER[
 LEFT_OUT: dict[str, str] = {
     **LEFT_OUT_THIRD,
     **LEFT_OUT_FOURTH,
+    **LEFT_OUT_FIFTH,
     "dennislee22/vLLM-benchmarking Tests 6-8 (Qwen2.5-32B TP1/TP2, Qwen2-72B TP2)": "no start-up log committed and "
     "no util stated; only the 'Available KV cache memory' figure in the headings",
     "dennislee22/vLLM-benchmarking log/vllm-120B-4gpuA10080GB-0.8GRAM-diff-nodes.log": "gpt-oss-120b (MXFP4 MoE, "
