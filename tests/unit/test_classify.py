@@ -677,6 +677,53 @@ def test_a_process_killed_by_sigkill_is_read_from_its_exit_code(line: str, kind:
     assert f.confidence is Confidence.LOW  # a bare SIGKILL or a death: the daemon weighs it (core/evidence.py)
 
 
+# SYNTHETIC, in PyTorch's allocator wording (c10/cuda/CUDACachingAllocator.cpp, torch 2.x)
+def _oom(others: str, own: str | None) -> str:
+    mine = f"Including non-PyTorch memory, this process has {own} memory in use. " if own else ""
+    return (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 508.00 MiB. GPU 0 has a total capacity of "
+        f"23.53 GiB of which 329.44 MiB is free. {others}{mine}Of the allocated memory 0 bytes is allocated by "
+        "PyTorch, and 0 bytes is reserved by PyTorch but unallocated."
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [
+        # another process holds nearly all of the GPU, the failing one almost nothing: the share was never there
+        (_oom("Process 35156 has 22.14 GiB memory in use. ", "1.05 GiB"), K.VRAM_HELD),
+        # in a container NVML's pid is not the process's own: it is listed as "Process N", and no "this process"
+        (_oom("Process 35156 has 22.14 GiB memory in use. ", None), K.CUDA_OOM_RUNTIME),
+        # the others hold less than half the GPU, or not twice what the failing process holds: its own use ran out
+        (_oom("Process 35156 has 8.00 GiB memory in use. ", "14.00 GiB"), K.CUDA_OOM_RUNTIME),
+        (
+            _oom("Process 1 has 8.00 GiB memory in use. Process 2 has 5.00 GiB memory in use. ", "9.00 GiB"),
+            K.CUDA_OOM_RUNTIME,
+        ),
+    ],
+    ids=["held-by-another", "container-self", "own-use", "siblings-not-twice"],
+)
+def test_an_oom_whose_message_shows_the_gpu_held_by_others(line: str, kind: FailureKind) -> None:
+    assert classify([line]).kind is kind
+
+
+def test_a_module_being_built_places_an_oom_in_loading() -> None:
+    # a traceback cut above vLLM's load_model: the innermost frames are a layer's constructor allocating its weight
+    lines = [
+        '  File "/env/lib/python3.10/site-packages/vllm/model_executor/layers/vocab_parallel_embedding.py", line 76, '
+        "in __init__",
+        "    torch.empty(self.num_embeddings_per_partition,",
+        '  File "/env/lib/python3.10/site-packages/torch/utils/_device.py", line 77, in __torch_function__',
+        "    return func(*args, **kwargs)",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 508.00 MiB. GPU 0 has a total capacity of "
+        "23.53 GiB of which 329.44 MiB is free. Of the allocated memory 21.9 GiB is allocated by PyTorch.",
+    ]
+    f = classify(lines)
+    assert (f.kind, f.phase) == (K.CUDA_OOM_LOAD, Phase.LOAD)
+    other = [line.replace("vllm/model_executor/layers", "mypkg") for line in lines]
+    assert classify(other).phase is not Phase.LOAD  # an __init__ outside vLLM's model code says nothing
+
+
 def test_killed_words_in_benign_lines() -> None:
     lines = [
         "INFO 11-05 04:16:48 multiproc_worker_utils.py:124] Killing local vLLM worker processes",

@@ -139,6 +139,8 @@ _PORT_RE = re.compile(
     r"|addr='[a-z]+://[^']*:(\d{1,5})'"  # zmq: (addr='tcp://127.0.0.1:5570')
     r"|bind to \S*:(\d{1,5})\b"  # torch's c10d socket: failed to bind to [::]:29500
 )
+_SELF_HAS_RE = re.compile(r"this process has " + _SIZE + r" memory in use")
+_OTHER_HAS_RE = re.compile(r"Process \d+ has " + _SIZE + r" memory in use")
 _KILLED_PID_RE = re.compile(r"Kill(?:ed)? process (\d+)")
 _SYSTEMD_STATUS_RE = re.compile(r"code=(exited|killed|dumped), status=(\d+)(?:/(\w+))?")
 _MAXLEN_USER_RE = re.compile(r"User-specified max_model_len \((\d+)\)")
@@ -185,6 +187,22 @@ def _oom_numbers(text: str) -> Numbers:
         out["gpu_total_gib"] = _to_gib(m.group(1), m.group(2))
         out["gpu_free_gib"] = _to_gib(m.group(3), m.group(4))
     return out
+
+
+def _others_hold_the_gpu(text: str) -> bool:
+    """Whether a device OOM's own message shows other processes holding the GPU (PyTorch's allocator,
+    c10/cuda/CUDACachingAllocator.cpp: NVML's processes on the device, "Process N has X memory in use" for each
+    other process and "this process has U" for the one whose pid is its own; in a container whose pids NVML does not
+    share, the process itself is a "Process N" and no "this process" line is printed, so none is taken as another).
+    Held by others: they hold at least half the GPU and at least twice what the failing process holds, so the
+    share vLLM asked for was never there to take."""
+    cap = _CAPACITY_RE.search(text) or _CAPACITY_OLD_RE.search(text)
+    own = _SELF_HAS_RE.search(text)
+    if cap is None or own is None:
+        return False
+    total = _to_gib(cap.group(1), cap.group(2))
+    others = sum(_to_gib(m.group(1), m.group(2)) for m in _OTHER_HAS_RE.finditer(text))
+    return total > 0 and others >= 0.5 * total and _to_gib(own.group(1), own.group(2)) <= 0.5 * others
 
 
 def _host_numbers(text: str) -> Numbers:
@@ -396,6 +414,9 @@ def _frame_name(m: re.Match[str], line: str, lines: Sequence[str], index: int) -
 _WORD_RE = re.compile(r"\w+")
 
 
+MODEL_INIT_FRAME = "model_executor.__init__"  # signatures.FRAMES: a module of vLLM's model being built
+
+
 def _traceback_frames(lines: Sequence[str], index: int) -> list[str]:
     """The functions of the traceback that ends at ``lines[index]``, innermost first, with their callees."""
     frames: list[str] = []
@@ -407,7 +428,10 @@ def _traceback_frames(lines: Sequence[str], index: int) -> list[str]:
                 callee = _callee(lines, i, index)
                 if callee is not None:
                     frames.append(callee)
-                frames.append(_frame_name(m, line, lines, i))
+                name = _frame_name(m, line, lines, i)
+                if name == "__init__" and "/vllm/model_executor/" in line:
+                    name = MODEL_INIT_FRAME
+                frames.append(name)
         elif _TRACEBACK in line and frames:
             break
     return frames
@@ -891,6 +915,8 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
     if signature.oom and lines:
         phase, basis = _oom_phase(lines, min(max(first.index, 0), len(lines) - 1), scan.starts)
         kind = _OOM_KIND_BY_PHASE[phase]
+        if _others_hold_the_gpu(first.text):
+            kind, basis = K.VRAM_HELD, Basis.MESSAGE  # what ran out was taken before vLLM asked for it
 
     # a clue that names the kind of a bare verdict: a tiny /dev/shm behind a crash that says nothing else
     segment = _segment(scan.starts, max(first.index, 0))

@@ -1175,6 +1175,13 @@ FRAMES: tuple[Frame, ...] = (
         # the executor's construction starts the workers: device, then weights (profiling comes after it)
         "_init_executor",
     ),
+    # a layer's or a model's constructor (a frame in vllm/model_executor/ in __init__, read as MODEL_INIT_FRAME):
+    # modules are built only while the model is made, their parameters allocated on the device as they are
+    *_frames(
+        Phase.LOAD,
+        _vllm("vllm/model_executor/layers/, vllm/model_executor/models/", "the modules' __init__", "0.2.0-"),
+        "model_executor.__init__",
+    ),
     *_frames(
         Phase.SERVE,
         _vllm(
