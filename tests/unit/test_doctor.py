@@ -515,3 +515,14 @@ def test_memory_other_processes_hold_counts_where_the_release_takes_total_minus_
     # 0.11 measures from a snapshot taken while the memory was already held (and refuses a util above what is free)
     new = replace(held, params=PlannerParams(engine="v1", vllm_version="0.11.0"))
     assert "model-kv-too-small" not in refs(judge(new))
+
+
+def test_a_model_the_planner_does_not_model_gets_no_kv_verdict() -> None:
+    hybrid = replace(Q7, unmodelled_layout="one layer in 4 is full attention (full_attention_interval)")
+    findings = judge(healthy(targets=(T(model_info=hybrid),)))
+    found = {f.ref: f for f in findings}
+    assert (
+        found["model-kv-not-modelled"].status == "warn"
+        and "full_attention_interval" in found["model-kv-not-modelled"].measured
+    )
+    assert not {"model-fits", "model-kv-tight", "model-kv-too-small"} & set(found)

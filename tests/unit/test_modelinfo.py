@@ -68,6 +68,52 @@ def test_mixtral_style_experts_take_their_width_from_intermediate_size() -> None
     assert info.param_count() / 1e9 == pytest.approx(46.7, rel=0.02)
 
 
+# The keys that say a model's layers are not all full attention, as hybrid and sliding-window configs carry them
+# (Qwen3-Next: full_attention_interval; Qwen3.5 and gpt-oss: layer_types; Nemotron-H: hybrid_override_pattern;
+# Jamba: attn_layer_period; Gemma 3: model_type with sliding_window_pattern).
+_DENSE = {
+    "architectures": ["Qwen2ForCausalLM"],
+    "model_type": "qwen2",
+    "num_hidden_layers": 8,
+    "hidden_size": 1024,
+    "num_attention_heads": 16,
+    "num_key_value_heads": 2,
+    "intermediate_size": 2816,
+    "vocab_size": 151936,
+    "max_position_embeddings": 32768,
+    "sliding_window": 32768,
+    "use_sliding_window": False,
+}
+
+
+@pytest.mark.parametrize(
+    ("extra", "says"),
+    [
+        ({}, ""),  # Qwen2's sliding_window with use_sliding_window false: every layer full attention
+        ({"layer_types": ["full_attention"] * 8}, ""),
+        ({"model_type": "qwen3_next", "full_attention_interval": 4}, "one layer in 4 is full attention"),
+        ({"layer_types": ["linear_attention"] * 3 + ["full_attention"]}, "linear_attention"),
+        ({"layer_types": ["sliding_attention", "full_attention"]}, "sliding_attention"),
+        ({"hybrid_override_pattern": "M-M-M*-"}, "Mamba"),
+        ({"attn_layer_period": 8, "attn_layer_offset": 4}, "Mamba"),
+        ({"model_type": "gemma3_text", "sliding_window_pattern": 6}, "sliding-window"),
+    ],
+    ids=[
+        "qwen2",
+        "all-full",
+        "qwen3-next",
+        "layer-types-linear",
+        "layer-types-sliding",
+        "nemotron-h",
+        "jamba",
+        "gemma3",
+    ],
+)
+def test_layers_that_are_not_all_full_attention_are_said(extra: dict[str, Any], says: str) -> None:
+    info = model_info_from_config({**_DENSE, **extra})
+    assert (says in info.unmodelled_layout) if says else info.unmodelled_layout == ""
+
+
 def test_the_first_qwen_takes_half_its_intermediate_size_per_projection() -> None:
     # Qwen/Qwen-7B-Chat (QWenLMHeadModel): config.json says intermediate_size 22016, the two gated projections
     # together; vLLM's qwen.py builds each 11008 wide. The model card's 7.7B parameters hold only at that width,

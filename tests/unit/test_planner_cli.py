@@ -145,6 +145,17 @@ def test_plan_takes_vllm_batch_defaults_by_the_gpu_name(
     assert "(2048 tokens, 256 seqs)" in activation(seen)
 
 
+def test_plan_refuses_a_model_whose_kv_cache_it_does_not_model(cli: Callable[..., CliResult], tmp_path: Path) -> None:
+    # a hybrid of linear attention and attention (Qwen3-Next's keys): vLLM keeps a state per sequence for three
+    # layers in four; a plan from the full-attention model would be several times off, so none is made
+    cfg = json.loads((DATA / "models/Qwen2.5-7B-Instruct/config.json").read_text())
+    cfg.update(model_type="qwen3_next", full_attention_interval=4)
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    r = cli("plan", "--model", tmp_path, "--gpu", "80GiB")
+    assert r.code == 69 and "plan-model-not-modelled" in r.err and "full_attention_interval" in r.err
+    assert "GPU KV cache size" in r.err  # what to do instead
+
+
 def test_plan_on_a_broken_model_folder(cli: Callable[..., CliResult], tmp_path: Path) -> None:
     (tmp_path / "config.json").write_text("{}")
     r = cli("plan", "--model", tmp_path, "--gpu", "24GiB")

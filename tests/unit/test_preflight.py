@@ -303,6 +303,18 @@ def test_memory_another_process_holds_reaches_the_preflight_where_the_release_co
     assert lowered_to("0.10.1", 512) == lowered_to("0.10.1", 0)
 
 
+def test_a_model_the_planner_does_not_model_is_not_predicted() -> None:
+    # Qwen3-Next's keys: three layers in four are linear attention; lowering max_model_len from a full-attention
+    # estimate would cut it several times too far
+    from dataclasses import replace as dc_replace
+
+    hybrid = dc_replace(q7(), unmodelled_layout="one layer in 4 is full attention (full_attention_interval)")
+    t = target(flags={"gpu_memory_utilization": 0.7, "max_model_len": 32768})
+    fit = check_gpu(t, base_current(t), hybrid, [24 * GiB])
+    assert fit.current is None and fit.edge is None and "not predicted" in fit.reason
+    assert check_cpu(t, base_current(t), hybrid, 1).current is None
+
+
 def test_gpu_the_gpus_name_reaches_the_planner() -> None:
     # an A100 keeps vLLM's small batch defaults (0.9.0+), which the size of an 80 GB card cannot tell: named, the
     # profile run is smaller and more is left for the KV cache

@@ -303,6 +303,17 @@ def run(args: argparse.Namespace) -> int:
     if model is None:
         raise UsageError("no model: pass --model PATH (or write a config with `vllm-guard init`)")
     info = _with_processor_bounds(load_model_info(Path(model)), Path(model))
+    if info.unmodelled_layout:
+        # a plan from the wrong KV model would be several times off (a hybrid's state per sequence, a window's
+        # tokens): none is made rather than a wrong one
+        raise GuardError(
+            "plan-model-not-modelled",
+            f"{model}: {info.unmodelled_layout}; the planner models full-attention KV caches only, so it cannot "
+            "say how much KV cache vLLM will find for this model",
+            "start vLLM once and read its own 'GPU KV cache size' and 'Maximum concurrency' lines, then set "
+            "max_model_len from them; the guard still heals the unit from what vLLM reports when a start fails",
+            exit_code=ExitCode.UNAVAILABLE,
+        )
     supported = _modalities(info)
     for modality in mm_limits:
         if modality not in supported:

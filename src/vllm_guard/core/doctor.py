@@ -368,6 +368,8 @@ def model_findings(f: Facts, t: TargetFacts) -> list[Finding]:
             )
         )
         return out
+    if info.unmodelled_layout:
+        return [*out, _kv_not_modelled(name, info)]
     length = t.max_model_len or info.max_context
     b = budget(info, small.total, t.util, tp=t.tp, max_model_len=length, kv_cache_dtype=t.kv_cache_dtype, params=params)
     measured = f"KV cache {_gib(max(0, b.kv_bytes))} = {b.kv_tokens} tokens at util {t.util}; max_model_len {length}"
@@ -444,6 +446,17 @@ def cpu_kv_gib_for(length: int, per_token: int) -> int:
     return max(1, -(-blocks * CPU_BLOCK_SIZE * per_token // GiB))
 
 
+def _kv_not_modelled(name: str, info: ModelInfo) -> Finding:
+    return Finding(
+        "warn",
+        "model-kv-not-modelled",
+        f"{name}: the planner cannot check this model's KV cache",
+        info.unmodelled_layout,
+        "its first start's 'GPU KV cache size' and 'Maximum concurrency' lines tell whether max_model_len "
+        "fits; the guard lowers it from what vLLM reports if a start fails",
+    )
+
+
 def cpu_kv_findings(f: Facts, t: TargetFacts, info: ModelInfo) -> list[Finding]:
     """A CPU-backend target: the KV cache comes out of host RAM, and must hold max_model_len."""
     name = t.unit
@@ -475,6 +488,8 @@ def cpu_kv_findings(f: Facts, t: TargetFacts, info: ModelInfo) -> list[Finding]:
                     f"lower gpu_memory_utilization to {fit:.2f}, or set cpu_kvcache_space_gib",
                 )
             )
+    if info.unmodelled_layout:
+        return [*out, _kv_not_modelled(name, info)]
     length = t.max_model_len or info.max_context
     source = f"VLLM_CPU_KVCACHE_SPACE={t.cpu_kv_gib}" if kv.explicit else f"util {t.util} x {where}"
     measured = (

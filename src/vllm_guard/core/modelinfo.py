@@ -204,6 +204,10 @@ class ModelInfo:
     # top-level weight prefixes vLLM does not load for this architecture (Qwen2.5-Omni: the talker and the
     # token2wav vocoder; vLLM serves the thinker)
     unloaded_prefixes: tuple[str, ...] = ()
+    # Why the planner's KV model (every layer full attention, one page per block of tokens) does not fit this
+    # model's layers: hybrids of linear attention or Mamba with attention, attention interleaved with sliding-window
+    # layers. "" when it fits (``attention_layout``).
+    unmodelled_layout: str = ""
 
     @property
     def is_moe(self) -> bool:
@@ -490,6 +494,46 @@ def _rope(cfg: Mapping[str, Any]) -> RopeScaling | None:
     )
 
 
+_FULL_ATTENTION = frozenset({"full_attention", "attention", "global", "full"})
+# model_type of configs whose layers alternate sliding-window and full attention with no layer_types list (Gemma 2:
+# every other layer; Gemma 3: five local to one global; Cohere2: three to one)
+_INTERLEAVED_SLIDING = frozenset({"gemma2", "gemma3", "gemma3_text", "cohere2"})
+
+
+def attention_layout(c: Mapping[str, Any]) -> str:
+    """Why a text config's layers are not all full attention, or "" when they are (then the KV cache is one
+    page per block of tokens in every layer, which is what the planner models).
+
+    vLLM (V1's hybrid KV cache manager, vllm/v1/core/kv_cache_utils.py) puts layers of different kinds in groups
+    that share the blocks: a linear-attention or Mamba layer keeps a fixed state per sequence, padded to the
+    attention page, a sliding-window layer only its window; the attention block size is raised to match the state,
+    and the tokens vLLM reports divide the blocks among the groups."""
+    types = c.get("layer_types")
+    if isinstance(types, list) and types:
+        kinds = {str(t) for t in types}
+        other = sorted(kinds - _FULL_ATTENTION)
+        if other:
+            return f"its layers are {', '.join(sorted(kinds))} (layer_types), not all full attention"
+    interval = c.get("full_attention_interval")
+    if isinstance(interval, int) and interval > 1:
+        return f"one layer in {interval} is full attention, the others linear attention (full_attention_interval)"
+    for key, what in (
+        ("hybrid_override_pattern", "Mamba and attention layers (hybrid_override_pattern)"),
+        ("layers_block_type", "Mamba and attention layers (layers_block_type)"),
+        ("attn_layer_period", "Mamba and attention layers (attn_layer_period)"),
+        ("attn_type_list", "linear and softmax attention layers (attn_type_list)"),
+        ("linear_attn_config", "linear attention layers (linear_attn_config)"),
+    ):
+        if c.get(key):
+            return what
+    if any(str(k).startswith(("mamba_", "ssm_")) for k in c):
+        return "Mamba state-space layers (mamba_* / ssm_* keys)"
+    model_type = str(c.get("model_type", ""))
+    if model_type in _INTERLEAVED_SLIDING or c.get("sliding_window_pattern"):
+        return f"sliding-window layers interleaved with full attention ({model_type or 'sliding_window_pattern'})"
+    return ""
+
+
 def model_info_from_config(cfg: Mapping[str, Any], *, where: str = "config.json") -> ModelInfo:
     """Read a model's shape from its parsed config.json; raise ModelError naming the missing key."""
     if not isinstance(cfg, Mapping):
@@ -550,6 +594,7 @@ def model_info_from_config(cfg: Mapping[str, Any], *, where: str = "config.json"
         audio=_audio(cfg, where),
         # vllm/model_executor/models/qwen2_5_omni_thinker.py loads the thinker's weights only
         unloaded_prefixes=("talker", "token2wav") if outer is not cfg else (),
+        unmodelled_layout=attention_layout(c),
     )
 
 

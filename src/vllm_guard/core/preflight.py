@@ -75,6 +75,8 @@ def _lowered(target: Target, cur: Current, length: int, why: str, edge: int) -> 
 
 def check_cpu(target: Target, cur: Current, info: ModelInfo, kv_space_gib: int | None) -> Fit:
     """The CPU backend: the KV cache is the space asked for."""
+    if info.unmodelled_layout:
+        return Fit(None, f"not predicted: {info.unmodelled_layout}; the planner models full-attention KV caches only")
     if kv_space_gib is None or kv_space_gib <= 0:
         return Fit(None, "no VLLM_CPU_KVCACHE_SPACE set: vLLM sizes the KV cache from host memory, not predicted")
     per_token = kv_bytes_per_token(info, cur.flags.kv_cache_dtype, tp=cur.flags.tensor_parallel_size)
@@ -109,6 +111,8 @@ def check_gpu(
         return Fit(None, "no GPU view: not predicted")
     if len(gpu_bytes) < tp:
         return Fit(None, f"tensor_parallel_size {tp} but {len(gpu_bytes)} GPU(s) seen: not predicted")
+    if info.unmodelled_layout:
+        return Fit(None, f"not predicted: {info.unmodelled_layout}; the planner models full-attention KV caches only")
     smallest = min(gpu_bytes[:tp])
     vllm_version, engine = release_and_engine(vllm_version)  # not a version: the planner's current releases
     params = PlannerParams(
