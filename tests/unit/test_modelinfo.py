@@ -70,7 +70,7 @@ def test_mixtral_style_experts_take_their_width_from_intermediate_size() -> None
 
 # The keys that say a model's layers are not all full attention, as hybrid and sliding-window configs carry them
 # (Qwen3-Next: full_attention_interval; Qwen3.5 and gpt-oss: layer_types; Nemotron-H: hybrid_override_pattern;
-# Jamba: attn_layer_period; Gemma 3: model_type with sliding_window_pattern).
+# Jamba: attn_layer_period; Gemma 3: model_type with sliding_window_pattern; Llama 4: attention_chunk_size).
 _DENSE = {
     "architectures": ["Qwen2ForCausalLM"],
     "model_type": "qwen2",
@@ -97,6 +97,7 @@ _DENSE = {
         ({"hybrid_override_pattern": "M-M-M*-"}, "Mamba"),
         ({"attn_layer_period": 8, "attn_layer_offset": 4}, "Mamba"),
         ({"model_type": "gemma3_text", "sliding_window_pattern": 6}, "sliding-window"),
+        ({"model_type": "llama4_text", "attention_chunk_size": 8192}, "chunked local attention"),
     ],
     ids=[
         "qwen2",
@@ -107,6 +108,7 @@ _DENSE = {
         "nemotron-h",
         "jamba",
         "gemma3",
+        "llama4",
     ],
 )
 def test_layers_that_are_not_all_full_attention_are_said(extra: dict[str, Any], says: str) -> None:

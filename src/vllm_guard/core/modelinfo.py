@@ -528,6 +528,8 @@ def attention_layout(c: Mapping[str, Any]) -> str:
             return what
     if any(str(k).startswith(("mamba_", "ssm_")) for k in c):
         return "Mamba state-space layers (mamba_* / ssm_* keys)"
+    if c.get("attention_chunk_size"):
+        return "chunked local attention layers interleaved with full attention (attention_chunk_size)"
     model_type = str(c.get("model_type", ""))
     if model_type in _INTERLEAVED_SLIDING or c.get("sliding_window_pattern"):
         return f"sliding-window layers interleaved with full attention ({model_type or 'sliding_window_pattern'})"
