@@ -119,6 +119,30 @@ def test_plan_counts_what_other_processes_hold_where_the_release_does(
     assert kv(plan("0.10.1")) == kv(new)
 
 
+def test_plan_takes_what_is_listed_to_be_the_running_units_own(
+    cli: Callable[..., CliResult], monkeypatch: pytest.MonkeyPatch, fake_root: Path
+) -> None:
+    # while the config's vLLM unit runs, the process NVML lists on its GPU is that vLLM: not another's memory
+    from vllm_guard.app import doctor as doctor_app
+
+    gpus = fake_root / "gpus.json"
+    holder = {"pid": 4242, "used_mib": 2048, "command": "python3 -m vllm.entrypoints.openai.api_server"}
+    gpus.write_text(json.dumps({"gpus": [{"name": "emulated", "total_mib": 49152, "processes": [holder]}]}))
+    monkeypatch.setenv(nvml.FAKE_ENV, str(gpus))
+    write_config(fake_root, '[[target]]\nmodel = "/models/tiny"\n')
+
+    def rows(running: bool) -> tuple[list[str], list[str]]:
+        monkeypatch.setattr(doctor_app, "unit_running", lambda unit: running)
+        r = cli("plan", "--root", fake_root, "--model", Q7, "--vllm-version", "0.6.4", "--json")
+        out = json.loads(r.out)
+        return [row["item"] for row in out["budget"]], list(out["notes"])
+
+    items, notes = rows(False)
+    assert "- held by other processes" in items
+    items, notes = rows(True)
+    assert "- held by other processes" not in items and any("is running" in n for n in notes)
+
+
 def test_plan_takes_vllm_batch_defaults_by_the_gpu_name(
     cli: Callable[..., CliResult], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

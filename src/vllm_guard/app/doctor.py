@@ -59,6 +59,11 @@ def _env_args(text: str) -> str | None:
     return None
 
 
+def unit_running(unit: str) -> bool:
+    """Whether systemd says the unit runs (or starts); False where it cannot be asked."""
+    return _active(unit) is True
+
+
 def _active(unit: str) -> bool | None:
     from vllm_guard.adapters import systemctl
 

@@ -417,7 +417,7 @@ def run(args: argparse.Namespace) -> int:
         vllm_version=version_text,
         limit_mm_per_prompt=tuple(sorted(mm_limits.items())),
         # what other processes hold on the GPUs vLLM will use: the releases that count total - free take it
-        held_by_others=0 if report.fake else max((d.held_by_processes for d in report.devices[:world]), default=0),
+        held_by_others=_held_by_others(report, world, target, size_notes),
     )
     if gpu_name is None and engine == "v1" and (max_num_batched_tokens is None or max_num_seqs is None):
         from dataclasses import replace
@@ -698,6 +698,24 @@ def _with_processor_bounds(info: Any, folder: Path) -> Any:
             ) from None
         found.append(loaded if isinstance(loaded, dict) else None)
     return with_preprocessor(info, found[0], found[1])
+
+
+def _held_by_others(report: Any, world: int, target: Any, notes: list[str]) -> int:
+    """What the processes NVML lists hold on the GPUs vLLM will use (the most on one), none on planned GPUs; while
+    the config's vLLM unit runs, what is listed is taken to be its own, as doctor takes it."""
+    if report.fake:
+        return 0
+    held = max((d.held_by_processes for d in report.devices[:world]), default=0)
+    if held and target is not None:
+        from vllm_guard.app.doctor import unit_running
+
+        if unit_running(target.unit_file):
+            notes.append(
+                f"{target.unit_file} is running: the GPU memory processes hold is taken to be its own, not another "
+                "process's (stop it to plan with the GPUs as they are without it)"
+            )
+            return 0
+    return int(held)
 
 
 def _first_target(paths: Any, explicit: Path | None, *, need: bool) -> Any:
