@@ -111,23 +111,32 @@ def _held_by_others(gpus: Sequence[GpuSeen], util: float) -> tuple[int, str] | N
 HELD_HINT = "another process holds GPU memory vLLM needs: stop it, or give vLLM a GPU of its own"
 
 
+def _wait_for_held(f: Failure, seen: Observed, phase: Phase, note: str) -> Failure | None:
+    """``vram_held`` (low confidence) when listed processes held vLLM's share right after the failure; ``note``
+    names them through ``{mib}`` and ``{who}``. None when the GPU view does not show that."""
+    if not seen.gpus or seen.util is None:
+        return None
+    held = _held_by_others(seen.gpus, seen.util)
+    if held is None:
+        return None
+    mib, who = held
+    return _revise(f, K.VRAM_HELD, phase, Confidence.LOW, note.format(mib=mib, who=who), hint=HELD_HINT)
+
+
 def weigh(failure: Failure, seen: Observed) -> Failure:
     """The verdict revised by what the guard saw (see the module docstring); a strong verdict as it is, but for
     a KV cache with no room while other processes held vLLM's share."""
     f = failure
-    if f.kind is K.KV_CACHE_INSUFFICIENT and seen.gpus and seen.util is not None:
-        held = _held_by_others(seen.gpus, seen.util)
-        if held is not None:
-            mib, who = held
-            return _revise(
-                f,
-                K.VRAM_HELD,
-                f.phase,
-                Confidence.LOW,
-                f"the KV cache had no room, and right after the failure other processes held {mib} MiB of GPU "
-                f"memory, more than was left of vLLM's share: {who}",
-                hint=HELD_HINT,
-            )
+    if f.kind is K.KV_CACHE_INSUFFICIENT:
+        waited = _wait_for_held(
+            f,
+            seen,
+            f.phase,
+            "the KV cache had no room, and right after the failure other processes held {mib} MiB of "
+            "GPU memory, more than was left of vLLM's share: {who}",
+        )
+        if waited is not None:
+            return waited
     if f.confidence is not Confidence.LOW:
         return f
     if _oom_unplaced(f):
@@ -139,18 +148,11 @@ def weigh(failure: Failure, seen: Observed) -> Failure:
                 Confidence.MEDIUM,
                 "a probe of this attempt had passed: it was serving when it ran out of memory",
             )
-        if seen.gpus and seen.util is not None:
-            held = _held_by_others(seen.gpus, seen.util)
-            if held is not None:
-                mib, who = held
-                return _revise(
-                    f,
-                    K.VRAM_HELD,
-                    Phase.UNKNOWN,
-                    Confidence.LOW,
-                    f"right after the failure other processes held {mib} MiB of GPU memory: {who}",
-                    hint=HELD_HINT,
-                )
+        waited = _wait_for_held(
+            f, seen, Phase.UNKNOWN, "right after the failure other processes held {mib} MiB of GPU memory: {who}"
+        )
+        if waited is not None:
+            return waited
         if (
             seen.lived_s is not None
             and seen.healthy_ready_s is not None
