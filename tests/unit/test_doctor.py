@@ -79,6 +79,14 @@ def refs(findings: list[Finding], status: str | None = None) -> set[str]:
     return {f.ref for f in findings if status is None or f.status == status}
 
 
+def test_the_gpu_is_judged_on_what_cuda_reports_and_the_drivers_part_is_named() -> None:
+    # the fact holds CUDA's total (NVML's less the reserved part): the KV verdict is planned on it
+    kept = healthy(gpus=(GpuFact(0, "NVIDIA L40S", 44 * GiB, 44 * GiB, 0, reserved=600 << 20),))
+    visible = next(f for f in judge(kept) if f.ref == "gpu-visible")
+    assert "free of 44.0 GiB (CUDA's total; the driver keeps 600 MiB more)" in visible.measured
+    assert "driver keeps" not in next(f for f in judge(healthy()) if f.ref == "gpu-visible").measured
+
+
 def test_a_healthy_host_is_all_ok() -> None:
     findings = judge(healthy())
     assert [f for f in findings if f.status != "ok"] == []

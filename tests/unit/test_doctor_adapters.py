@@ -45,6 +45,37 @@ def fake_pynvml(*, init_error: str | None = None, devices: int = 1, procs: list[
     return m
 
 
+def test_nvml_tells_what_the_driver_keeps_where_the_driver_can(monkeypatch: pytest.MonkeyPatch) -> None:
+    # R510 drivers on answer the second memory query with the reserved part apart; CUDA's total leaves it out
+    m = fake_pynvml()
+    m.nvmlMemory_v2 = 0x2000028  # type: ignore[attr-defined]
+
+    def memory(h: Any, version: int | None = None) -> Any:
+        if version is None:  # the first query counts the reserved part as used
+            return types.SimpleNamespace(total=24564 << 20, free=24210 << 20, used=354 << 20)
+        return types.SimpleNamespace(total=24564 << 20, reserved=354 << 20, free=24210 << 20, used=0)
+
+    m.nvmlDeviceGetMemoryInfo = memory  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "pynvml", m)
+    d = nvml.read_gpus().devices[0]
+    assert (d.total, d.reserved, d.cuda_total, d.used) == (24564 << 20, 354 << 20, 24210 << 20, 0)
+    assert nvml.read_gpus().as_json()["devices"][0]["cuda_total_bytes"] == 24210 << 20
+
+    def old_driver(h: Any, version: int | None = None) -> Any:
+        if version is not None:
+            raise NVMLError("Function Not Found")
+        return types.SimpleNamespace(total=24576 << 20, free=24000 << 20, used=576 << 20)
+
+    m.nvmlDeviceGetMemoryInfo = old_driver  # type: ignore[attr-defined]
+    d = nvml.read_gpus().devices[0]
+    assert (d.total, d.reserved, d.cuda_total) == (24576 << 20, 0, 24576 << 20)
+    from vllm_guard.app import gpus
+
+    m.nvmlDeviceGetMemoryInfo = memory  # type: ignore[attr-defined]
+    g = gpus.read_gpus()
+    assert g is not None and (g[0].total_mib, g[0].reserved_mib, g[0].cuda_total_mib) == (24564, 354, 24210)
+
+
 def test_nvml_lists_devices_and_holders(monkeypatch: pytest.MonkeyPatch) -> None:
     me = os.getpid()
     procs = [
@@ -96,11 +127,16 @@ def test_emulated_gpus_are_read_in_place_of_nvml(monkeypatch: pytest.MonkeyPatch
     assert not r.visible and r.error is not None and str(gpus) in r.error and nvml.FAKE_ENV in r.error
     gpus.write_text(json.dumps({"gpus": []}))
     assert nvml.read_gpus().error == f"the GPU file {gpus} ({nvml.FAKE_ENV}) lists no GPU"
+    gpus.write_text(json.dumps({"gpus": [{"name": "emulated", "total_mib": 24564, "reserved_mib": 354}]}))
+    d = nvml.read_gpus().devices[0]
+    assert (d.reserved, d.cuda_total, d.free, d.used) == (354 << 20, 24210 << 20, 24210 << 20, 0)
 
 
 def test_fake_gpus() -> None:
     r = nvml.FakeGpus([24 * GiB, 80 * GiB]).read()
     assert r.fake and [d.total for d in r.devices] == [24 * GiB, 80 * GiB] and all(d.free == d.total for d in r.devices)
+    r = nvml.FakeGpus([24 * GiB], [GiB // 2]).read()
+    assert (r.devices[0].cuda_total, r.devices[0].free) == (24 * GiB - GiB // 2, 24 * GiB - GiB // 2)
 
 
 def test_swaps_with_spaces_and_partitions(tmp_path: Path) -> None:

@@ -232,6 +232,49 @@ def test_a_gpu_sold_as_gb_is_planned_in_gib_and_says_so(cli: Callable[..., CliRe
     assert json.loads(cli("plan", "--model", Q7, "--gpu", "24GiB", "--json").out)["notes"] == []
 
 
+def test_a_card_named_by_its_size_is_planned_on_what_cuda_reports_of_it(cli: Callable[..., CliResult]) -> None:
+    # vLLM sizes util on cudaMemGetInfo's total, which leaves out what the driver keeps (23.64 GiB on a "24 GB"
+    # RTX 4090): a card named "24GB" is planned on about that, a size in GiB exactly as given
+    def plan(*extra: str) -> dict[str, Any]:
+        r = cli("plan", "--model", Q7, "--util", "0.9", "--json", *extra)
+        assert r.code == 0, r.err
+        return dict(json.loads(r.out))
+
+    card, exact, cuda = plan("--gpu", "24GB"), plan("--gpu", "24GiB"), plan("--gpu", "23.52GiB")
+    device = card["gpus"]["devices"][0]
+    assert device["total_bytes"] == 24 << 30 and 0.4 * (1 << 30) < device["reserved_bytes"] < 0.55 * (1 << 30)
+    assert device["cuda_total_bytes"] == device["total_bytes"] - device["reserved_bytes"]
+    assert any("CUDA reports about 23.52 GiB of a 24GB card" in n for n in card["notes"]), card["notes"]
+    assert abs(card["kv_tokens"] - cuda["kv_tokens"]) <= 16 < exact["kv_tokens"] - card["kv_tokens"]
+    assert exact["gpus"]["devices"][0]["reserved_bytes"] == 0
+    # ECC is on by default on the data-centre GDDR cards: an L4 sold as 24 GB shows CUDA about 22 GiB
+    l4 = plan("--gpu", "24GB", "--gpu-name", "NVIDIA L4")
+    assert any("ECC, on by default on the NVIDIA L4, keeps 1/16" in n for n in l4["notes"]), l4["notes"]
+    assert 21.9 < l4["gpus"]["devices"][0]["cuda_total_bytes"] / (1 << 30) < 22.2
+    assert l4["kv_tokens"] < card["kv_tokens"]
+    # a fraction is not a card's size: taken as what CUDA reports
+    assert plan("--gpu", "23.52GB")["gpus"]["devices"][0]["reserved_bytes"] == 0
+
+
+def test_plan_on_a_gpu_takes_off_what_the_driver_keeps(
+    cli: Callable[..., CliResult], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # NVML's total counts the driver's reserved memory; CUDA's does not, and vLLM plans on CUDA's
+    gpus = tmp_path / "gpus.json"
+    monkeypatch.setenv(nvml.FAKE_ENV, str(gpus))
+
+    def plan(reserved: int) -> dict[str, Any]:
+        gpus.write_text(json.dumps({"gpus": [{"name": "emulated", "total_mib": 24564, "reserved_mib": reserved}]}))
+        r = cli("plan", "--model", Q7, "--util", "0.9", "--json")
+        assert r.code == 0, r.err
+        return dict(json.loads(r.out))
+
+    kept, none = plan(354), plan(0)
+    assert kept["gpus"]["devices"][0]["cuda_total_bytes"] == (24564 - 354) << 20
+    per_token = kept["kv_bytes_per_token"]
+    assert abs((none["kv_tokens"] - kept["kv_tokens"]) * per_token - 0.9 * (354 << 20)) <= 16 * per_token
+
+
 def test_an_explicit_util_above_the_planners_own_cap_is_planned_as_asked(cli: Callable[..., CliResult]) -> None:
     out = json.loads(cli("plan", "--model", Q7, "--gpu", "24GiB", "--util", "0.97", "--json").out)
     assert out["flags"]["gpu_memory_utilization"] == 0.97

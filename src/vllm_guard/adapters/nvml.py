@@ -3,8 +3,13 @@
 No NVIDIA driver, no library, no device: a ``GpuReport`` with no devices and the reason, never a crash.
 ``FakeGpus`` stands in for GPUs the host does not have (``--gpu 24GiB``). Where no GPU exists (the system
 tests, a demo), ``VLLM_GUARD_FAKE_GPUS`` names a JSON file of emulated GPUs, read in place of NVML by every
-command and the daemon alike: ``{"gpus": [{"name", "total_mib", "unlisted_mib", "processes": [{"pid",
-"command", "used_mib"}]}]}``.
+command and the daemon alike: ``{"gpus": [{"name", "total_mib", "reserved_mib", "unlisted_mib", "processes":
+[{"pid", "command", "used_mib"}]}]}``.
+
+The driver keeps part of each GPU's memory for itself (NVML's "reserved", 0.3-0.9 GiB on current cards):
+CUDA's ``cudaMemGetInfo``, and with it vLLM's ``total_gpu_memory``, reports the total less that part.
+``GpuDevice.cuda_total`` is that figure, the one every memory budget is planned on; ``total`` stays NVML's,
+which names the hardware.
 """
 
 from __future__ import annotations
@@ -38,8 +43,14 @@ class GpuDevice:
     name: str
     total: int
     free: int
-    used: int
+    used: int  # allocated, not counting what the driver keeps (``reserved``) where NVML tells them apart
     processes: tuple[GpuProcess, ...] = ()
+    reserved: int = 0  # kept by the driver; 0 where NVML does not say (drivers before R510)
+
+    @property
+    def cuda_total(self) -> int:
+        """The memory CUDA reports as the device's total (``cudaMemGetInfo``): what vLLM plans with."""
+        return self.total - self.reserved
 
     @property
     def held_by_processes(self) -> int:
@@ -68,6 +79,8 @@ class GpuReport:
                     "index": d.index,
                     "name": d.name,
                     "total_bytes": d.total,
+                    "reserved_bytes": d.reserved,
+                    "cuda_total_bytes": d.cuda_total,
                     "free_bytes": d.free,
                     "used_bytes": d.used,
                     "processes": [{"pid": p.pid, "used_mib": p.used_mib, "command": p.command} for p in d.processes],
@@ -107,14 +120,32 @@ def read_emulated(path: str) -> GpuReport:
                 for p in g.get("processes", [])
             )
             total = int(g.get("total_mib", 0)) * MiB
-            used = min(total, sum(p.used_bytes or 0 for p in procs) + int(g.get("unlisted_mib", 0)) * MiB)
+            reserved = min(total, max(0, int(g.get("reserved_mib", 0))) * MiB)
+            used = min(total - reserved, sum(p.used_bytes or 0 for p in procs) + int(g.get("unlisted_mib", 0)) * MiB)
             name = str(g.get("name", "emulated"))
-            devices.append(GpuDevice(int(g.get("index", i)), name, total, total - used, used, procs))
+            devices.append(
+                GpuDevice(int(g.get("index", i)), name, total, total - reserved - used, used, procs, reserved)
+            )
     except (OSError, ValueError, TypeError, AttributeError) as err:
         return GpuReport(error=f"the GPU file {path} ({FAKE_ENV}) cannot be read: {err}")
     if not devices:
         return GpuReport(error=f"the GPU file {path} ({FAKE_ENV}) lists no GPU")
     return GpuReport(devices=tuple(devices), driver_version=f"emulated ({FAKE_ENV})")
+
+
+def _memory(pynvml: Any, handle: Any) -> tuple[Any, int]:
+    """The device's memory and what the driver keeps of it. NVML's second memory query (R510 drivers on) tells
+    the reserved part apart; the first counts it as used, and then nothing is taken off the total."""
+    v2 = getattr(pynvml, "nvmlMemory_v2", None)
+    if v2 is not None:
+        try:
+            mem = pynvml.nvmlDeviceGetMemoryInfo(handle, version=v2)
+            reserved = int(getattr(mem, "reserved", 0) or 0)
+            if 0 <= reserved < int(mem.total):
+                return mem, reserved
+        except Exception:  # an older driver: the function or the version is not supported
+            pass
+    return pynvml.nvmlDeviceGetMemoryInfo(handle), 0
 
 
 def read_gpus() -> GpuReport:
@@ -142,7 +173,7 @@ def read_gpus() -> GpuReport:
         devices = []
         for i in range(count):
             h = pynvml.nvmlDeviceGetHandleByIndex(i)
-            mem = pynvml.nvmlDeviceGetMemoryInfo(h)
+            mem, reserved = _memory(pynvml, h)
             procs: list[GpuProcess] = []
             seen: set[int] = set()
             for getter in ("nvmlDeviceGetComputeRunningProcesses", "nvmlDeviceGetGraphicsRunningProcesses"):
@@ -170,6 +201,7 @@ def read_gpus() -> GpuReport:
                     free=int(mem.free),
                     used=int(mem.used),
                     processes=tuple(procs),
+                    reserved=reserved,
                 )
             )
         if not devices:
@@ -184,14 +216,18 @@ def read_gpus() -> GpuReport:
 
 @dataclass(frozen=True)
 class FakeGpus:
-    """GPUs of the given sizes, all memory free: planning for hardware this host does not have."""
+    """GPUs of the given sizes, all memory free: planning for hardware this host does not have. ``reserved``: what
+    the driver keeps of each (``planner.gpu_card`` estimates it for a card named by its size), none if not given."""
 
     sizes: Sequence[int] = field(default_factory=list)
+    reserved: Sequence[int] = field(default_factory=list)
 
     def read(self) -> GpuReport:
+        kept = list(self.reserved) + [0] * max(0, len(self.sizes) - len(self.reserved))
         return GpuReport(
             devices=tuple(
-                GpuDevice(index=i, name=f"planned GPU {i}", total=s, free=s, used=0) for i, s in enumerate(self.sizes)
+                GpuDevice(index=i, name=f"planned GPU {i}", total=s, free=s - r, used=0, reserved=r)
+                for i, (s, r) in enumerate(zip(self.sizes, kept, strict=False))
             ),
             driver_version=None,
             fake=True,

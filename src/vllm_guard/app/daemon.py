@@ -149,7 +149,7 @@ class Daemon(ProbeSupervisor):
             fit = check_cpu(t, ts.current, info, space)
         else:
             wanted = visible_indices(t.environment)
-            seen = {g.index: g.total_mib * MIB for g in gpus or []}
+            seen = {g.index: g.cuda_total_mib * MIB for g in gpus or []}
             sizes = [seen[i] for i in wanted if i in seen] if wanted is not None else list(seen.values())
             names = {g.index: g.name for g in gpus or []}
             order = [i for i in wanted if i in names] if wanted is not None else list(names)
@@ -362,7 +362,7 @@ class Daemon(ProbeSupervisor):
             if read:
                 gpus = [
                     GpuSeen(
-                        g.total_mib,
+                        g.cuda_total_mib,
                         g.free_mib,
                         tuple((h.pid, h.command, h.used_mib) for h in g.holders if h.pid not in mine),
                     )

@@ -43,10 +43,11 @@ def _gpu_facts(report: GpuReport) -> tuple[GpuFact, ...]:
         GpuFact(
             index=d.index,
             name=d.name,
-            total=d.total,
+            total=d.cuda_total,  # as CUDA reports it, and vLLM sizes gpu_memory_utilization on it
             free=d.free,
             used=d.used,
             processes=tuple(GpuProcessFact(p.pid, p.used_mib, p.command) for p in d.processes),
+            reserved=d.reserved,
         )
         for d in report.devices
     )

@@ -21,9 +21,15 @@ class Holder:
 class Gpu:
     index: int
     name: str
-    total_mib: int
+    total_mib: int  # NVML's total: it names the hardware
     free_mib: int
     holders: tuple[Holder, ...] = field(default_factory=tuple)
+    reserved_mib: int = 0  # what the driver keeps (NVML's reserved)
+
+    @property
+    def cuda_total_mib(self) -> int:
+        """The total CUDA reports, and vLLM sizes ``gpu_memory_utilization`` on: NVML's less the reserved part."""
+        return self.total_mib - self.reserved_mib
 
 
 def read_gpus() -> list[Gpu] | None:
@@ -41,6 +47,7 @@ def read_gpus() -> list[Gpu] | None:
             d.total // mib,
             d.free // mib,
             tuple(Holder(p.pid, p.command, p.used_mib or 0) for p in d.processes),
+            d.reserved // mib,
         )
         for d in report.devices
     ]

@@ -368,7 +368,7 @@ class RemedyExecutor(GuardCore):
             self._start_after_wait(target, ts, reason, "started it with the same flags")
             return
         if gpus:
-            need = max(int(g.total_mib * cur.flags.gpu_memory_utilization) for g in gpus)
+            need = max(int(g.cuda_total_mib * cur.flags.gpu_memory_utilization) for g in gpus)
             free = min(g.free_mib for g in gpus)
             # free memory decides: NVML often lists no process (a container, another user's processes)
             if free >= need + VRAM_MARGIN_MIB:

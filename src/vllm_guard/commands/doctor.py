@@ -35,16 +35,16 @@ def run(args: argparse.Namespace) -> int:
     from vllm_guard.app.doctor import Checks, gather, render_text
     from vllm_guard.consts import JSON_SCHEMA, Paths
     from vllm_guard.core.doctor import exit_code, judge
-    from vllm_guard.core.planner import parse_gpu_size
+    from vllm_guard.core.planner import gpu_card
     from vllm_guard.errors import UsageError
 
     paths = Paths(args.root)
     if args.gpu:
         try:
-            sizes = [parse_gpu_size(s)[0] for v in args.gpu for s in v.split(",") if s.strip()]
+            cards = [gpu_card(s) for v in args.gpu for s in v.split(",") if s.strip()]
         except ValueError as err:
             raise UsageError(str(err)) from None
-        gpus = FakeGpus(sizes).read()
+        gpus = FakeGpus([c.total for c in cards], [c.reserved for c in cards]).read()
     else:
         gpus = read_gpus()
     on_host = Path(args.root).resolve() == Path("/")

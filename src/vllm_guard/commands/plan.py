@@ -37,8 +37,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="append",
         default=None,
         metavar="SIZE|auto",
-        help="GPU size to plan for, e.g. 24GiB, 80G or 80GB (a GPU's GB are GiB, as cards are sold; repeat, or "
-        "comma-separate, one per GPU); default auto: the GPUs NVML sees",
+        help="GPU size to plan for, e.g. 24GiB, 80G or 80GB (repeat, or comma-separate, one per GPU). A size in GiB "
+        "is what CUDA reports, as vLLM prints total_gpu_memory; a whole number of GB names a card as it is sold: "
+        "its GB are GiB, less what the driver keeps (and ECC on the data-centre GDDR cards --gpu-name names). "
+        "Default auto: the GPUs NVML sees, less what their driver keeps",
     )
     p.add_argument(
         "--gpu-name",
@@ -208,9 +210,9 @@ def run(args: argparse.Namespace) -> int:
         calibrated_band,
         engine_of_version,
         first_fit,
+        gpu_card,
         kv_band,
         kv_bytes_per_token,
-        parse_gpu_size,
         parse_vllm_version,
         util_for,
     )
@@ -363,6 +365,7 @@ def run(args: argparse.Namespace) -> int:
 
     sizes = _sizes(args.gpu)
     size_notes: list[str] = []
+    gpu_name: str | None = args.gpu_name.strip() if args.gpu_name and args.gpu_name.strip() else None
     if sizes == ["auto"]:
         report = read_gpus()
         if not report.visible:
@@ -376,15 +379,13 @@ def run(args: argparse.Namespace) -> int:
             raise GuardError("no-gpu", f"{report.error}", hint, exit_code=ExitCode.UNAVAILABLE)
     else:
         try:
-            read = [parse_gpu_size(s) for s in sizes]
+            cards = [gpu_card(s, gpu_name) for s in sizes]
         except ValueError as err:
             raise UsageError(str(err)) from None
-        parsed = [b for b, _ in read]
-        size_notes = list(dict.fromkeys(n for _, n in read if n))
-        report = FakeGpus(parsed).read()
-    totals = [d.total for d in report.devices]
+        size_notes = list(dict.fromkeys(n for c in cards for n in c.notes))
+        report = FakeGpus([c.total for c in cards], [c.reserved for c in cards]).read()
+    totals = [d.cuda_total for d in report.devices]  # what CUDA reports, and vLLM sizes util on
     free = [d.free for d in report.devices]
-    gpu_name: str | None = args.gpu_name.strip() if args.gpu_name and args.gpu_name.strip() else None
     if gpu_name is None and not report.fake and report.devices:
         gpu_name = report.devices[0].name  # vLLM reads the first visible device's name
     if len(totals) == 1 and world > 1 and report.fake:

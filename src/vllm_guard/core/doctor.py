@@ -64,6 +64,7 @@ class GpuFact:
     free: int
     used: int
     processes: tuple[GpuProcessFact, ...] = ()
+    reserved: int = 0  # what the driver keeps besides ``total`` (which is CUDA's total, without it)
 
 
 @dataclass(frozen=True)
@@ -199,7 +200,11 @@ def gpu_findings(f: Facts) -> list[Finding]:
             "ok",
             "gpu-visible",
             f"{len(f.gpus)} GPU(s) visible" + (" (planned, not real)" if f.gpu_fake else ""),
-            "; ".join(f"GPU {g.index} {g.name}: {_gib(g.free)} free of {_gib(g.total)}" for g in f.gpus)
+            "; ".join(
+                f"GPU {g.index} {g.name}: {_gib(g.free)} free of {_gib(g.total)}"
+                + (f" (CUDA's total; the driver keeps {g.reserved // MiB} MiB more)" if g.reserved else "")
+                for g in f.gpus
+            )
             + (f"; driver {f.driver_version}" if f.driver_version else ""),
         )
     ]

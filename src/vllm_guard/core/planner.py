@@ -1831,5 +1831,56 @@ def parse_gpu_size(text: str) -> tuple[int, str | None]:
     return parse_size(text), None
 
 
+# What the driver keeps of a card for itself (NVML's "reserved"): CUDA reports the total less this, and vLLM
+# sizes gpu_memory_utilization on what CUDA reports. nvidia-smi -q on Linux hosts shows 310-360 MiB reserved on
+# 24 GiB GeForce cards and 330-830 MiB on 80 GiB data-centre ones; with what NVML already leaves out of the card's
+# size, CUDA's totals are 0.3-0.45 GiB under 8-24 GiB cards, ~0.5-0.6 under 32-48 GiB and 0.75-1.0 under 80-96 GiB
+# ones (e.g. 23.64 GiB on an RTX 4090, 47.54 on an RTX A6000, 79.15-79.25 on an A100 80GB, 94.97 on an RTX PRO 6000).
+DRIVER_RESERVE_BASE = int(0.3 * GiB)
+DRIVER_RESERVE_SHARE = 0.0075
+# Data-centre cards with GDDR memory run with ECC on by default, which keeps 1/16 of it for the check bits (an L4 "24
+# GB" shows 22.5 GiB to NVML, a T4 "16 GB" 15 GiB, an L40S or A40 "48 GB" 45 GiB). HBM cards keep ECC apart.
+_ECC_BY_DEFAULT = re.compile(r"(?<![\w-])(?:T4|L4|A2|A10G?|A16|A40|L20|L40S?)(?![\w-])", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class CardSize:
+    """A GPU named by the size it is sold with, and the part CUDA will not report of it."""
+
+    total: int  # the card's memory
+    reserved: int  # what ECC and the driver keep of it: CUDA (and vLLM's total_gpu_memory) reports total - reserved
+    notes: tuple[str, ...] = ()  # how the size was read
+
+
+def driver_reserve(card: int) -> int:
+    """What the driver keeps of a card of ``card`` bytes, estimated (0.3 GiB and 0.75 %)."""
+    return int(DRIVER_RESERVE_BASE + DRIVER_RESERVE_SHARE * card)
+
+
+def gpu_card(text: str, gpu_name: str | None = None) -> CardSize:
+    """``--gpu`` as a user writes it. A whole number with a bare GB ("24GB", "80GB") names a card as it is sold: its
+    memory in binary units, less what the driver keeps (and ECC, by default on the data-centre GDDR cards when the
+    name says so), since vLLM plans on what CUDA reports. A size in GiB (or a fraction of GB) is taken as what CUDA
+    reports, as vLLM prints it in total_gpu_memory."""
+    total, note = parse_gpu_size(text)
+    m = _SIZE.match(text)
+    if note is None or m is None or "." in m.group(1):
+        return CardSize(total, 0, (note,) if note else ())
+    ecc = bool(gpu_name and _ECC_BY_DEFAULT.search(gpu_name))
+    kept = total // 16 if ecc else 0
+    reserved = kept + driver_reserve(total - kept)
+    why = f"ECC, on by default on the {gpu_name}, keeps 1/16 and " if ecc else ""
+    return CardSize(
+        total,
+        reserved,
+        (
+            note,
+            f"CUDA reports about {format_gib(total - reserved)} of a {text.strip()} card, and vLLM plans on that "
+            f"({why}the driver keeps about {format_gib(reserved - kept)}): give the total vLLM prints, in GiB, to "
+            "plan on it exactly",
+        ),
+    )
+
+
 def format_gib(b: int | float) -> str:
     return f"{b / GiB:.2f} GiB"
