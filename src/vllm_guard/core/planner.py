@@ -1832,10 +1832,11 @@ def parse_gpu_size(text: str) -> tuple[int, str | None]:
 
 
 # What the driver keeps of a card for itself (NVML's "reserved"): CUDA reports the total less this, and vLLM
-# sizes gpu_memory_utilization on what CUDA reports. nvidia-smi -q on Linux hosts shows 310-360 MiB reserved on
-# 24 GiB GeForce cards and 330-830 MiB on 80 GiB data-centre ones; with what NVML already leaves out of the card's
-# size, CUDA's totals are 0.3-0.45 GiB under 8-24 GiB cards, ~0.5-0.6 under 32-48 GiB and 0.75-1.0 under 80-96 GiB
-# ones (e.g. 23.64 GiB on an RTX 4090, 47.54 on an RTX A6000, 79.15-79.25 on an A100 80GB, 94.97 on an RTX PRO 6000).
+# sizes gpu_memory_utilization on what CUDA reports. nvidia-smi -q on Linux hosts shows 354 MiB reserved on an RTX
+# 4090, 330-550 MiB on H100s and 560-830 MiB on A100 80GBs; with what NVML already leaves out of the card's size,
+# CUDA's totals are 0.3-0.45 GiB under 8-24 GiB cards, ~0.5-0.6 under 32-48 GiB and 0.75-1.0 under 80-96 GiB ones
+# (e.g. 23.64 GiB on an RTX 4090, 47.54 on an RTX A6000, 79.15-79.25 on an A100 80GB, 94.97 on an RTX PRO 6000).
+# bench/bench_gpu_totals.py checks the estimate against every card the planner's cases name.
 DRIVER_RESERVE_BASE = int(0.3 * GiB)
 DRIVER_RESERVE_SHARE = 0.0075
 # Data-centre cards with GDDR memory run with ECC on by default, which keeps 1/16 of it for the check bits (an L4 "24
@@ -1870,6 +1871,11 @@ def gpu_card(text: str, gpu_name: str | None = None) -> CardSize:
     kept = total // 16 if ecc else 0
     reserved = kept + driver_reserve(total - kept)
     why = f"ECC, on by default on the {gpu_name}, keeps 1/16 and " if ecc else ""
+    unnamed = (
+        "; a data-centre card with GDDR memory (T4, L4, A10, L40S ...) keeps 1/16 more for ECC: name it with --gpu-name"
+        if not gpu_name
+        else ""
+    )
     return CardSize(
         total,
         reserved,
@@ -1877,7 +1883,7 @@ def gpu_card(text: str, gpu_name: str | None = None) -> CardSize:
             note,
             f"CUDA reports about {format_gib(total - reserved)} of a {text.strip()} card, and vLLM plans on that "
             f"({why}the driver keeps about {format_gib(reserved - kept)}): give the total vLLM prints, in GiB, to "
-            "plan on it exactly",
+            f"plan on it exactly{unnamed}",
         ),
     )
 
