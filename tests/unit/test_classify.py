@@ -377,6 +377,49 @@ def test_oom_phase(lines: list[str], kind: FailureKind, phase: Phase) -> None:
     assert (failure.kind, failure.phase) == (kind, phase)
 
 
+# PyTorch's allocator words its OOM error with NVML's process list (reportProcessMemoryInfo, called only once an
+# allocation has failed); where NVML cannot answer, one of its assertions is raised instead of the OOM message.
+ALLOCATOR_NVML_ASSERTIONS = [
+    # https://github.com/pytorch/pytorch/issues/121899 (a second 30000 x 30000 tensor on a full GPU)
+    'RuntimeError: NVML_SUCCESS == r INTERNAL ASSERT FAILED at "/opt/builds/pytorch/c10/cuda/CUDACachingAllocator.cpp'
+    '":830, please report a bug to PyTorch.',
+    # https://github.com/pytorch/pytorch/issues/112950 (a comment of 2024-07-10)
+    "RuntimeError: NVML_SUCCESS == DriverAPI::get()->nvmlDeviceGetHandleByPciBusId_v2_( pci_id, &nvml_device) "
+    'INTERNAL ASSERT FAILED at "../c10/cuda/CUDACachingAllocator.cpp":815, please report a bug to PyTorch.',
+    # https://github.com/pytorch/pytorch/issues/130486 (the title)
+    'RuntimeError: NVML_SUCCESS == DriverAPI::get()->nvmlInit_v2_() INTERNAL ASSERT FAILED at "../c10/cuda/'
+    'CUDACachingAllocator.cpp":813, please report a bug to PyTorch.',
+]
+
+
+@pytest.mark.parametrize("line", ALLOCATOR_NVML_ASSERTIONS)
+def test_the_allocators_nvml_assertion_is_an_out_of_memory(line: str) -> None:
+    alone = classify([line])
+    assert alone.kind is K.CUDA_OOM_RUNTIME and alone.phase is Phase.UNKNOWN
+    # SYNTHETIC milestone before it (vLLM V1's wording): placed in start-up like any OOM
+    placed = classify(["INFO 05-01 10:00:00 [gpu_model_runner.py:1] Model loading took 1.91 GiB", line])
+    assert placed.kind is K.CUDA_OOM_PROFILE
+
+
+def test_an_nvml_assertion_outside_the_allocator_stays_a_driver_error() -> None:
+    # SYNTHETIC (NVML's assertion raised from another file of PyTorch)
+    line = 'RuntimeError: NVML_SUCCESS == r INTERNAL ASSERT FAILED at "../torch/csrc/cuda/Module.cpp":900'
+    assert classify([line]).kind is K.GPU_DRIVER_ERROR
+
+
+def test_nccls_cuda_failure_out_of_memory_is_an_out_of_memory() -> None:
+    # NCCL's CUCHECK prints "Cuda failure %d '%s'" (2 is CUDA_ERROR_OUT_OF_MEMORY); the NcclError that follows is
+    # its consequence, not a communication failure.
+    # https://github.com/shwgao/vllm/blob/095c89791419676ea9047947c50793b007e4baa3/z_debug.md
+    lines = [
+        "enqueue.cc:1556 NCCL WARN Cuda failure 2 out of memory",
+        "cupy_backends.cuda.libs.nccl.NcclError: NCCL_ERROR_UNHANDLED_CUDA_ERROR: unhandled cuda error",
+    ]
+    assert classify(lines).kind is K.CUDA_OOM_RUNTIME
+    # SYNTHETIC: the quoted form CUCHECK prints
+    assert classify(["misc/utils.cc:42 NCCL WARN Cuda failure 2 'out of memory'"]).kind is K.CUDA_OOM_RUNTIME
+
+
 # --- hard negatives ------------------------------------------------------------------------------
 
 BENIGN_LINES = [

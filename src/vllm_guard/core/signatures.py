@@ -337,7 +337,7 @@ SIGNATURES: tuple[Signature, ...] = (
         ("out of memory", "OutOfMemoryError"),
         _CACHING_ALLOCATOR,
         pattern=r"(?:CUDA|HIP|XPU|NPU|MPS|cuda|hip|xpu|npu)\]?:? (?:driver )?(?:error: )?out of memory"
-        r"|(?:torch\.(?:cuda\.)?)?OutOfMemoryError|Cuda failure '?out of memory|MUSA out of memory",
+        r"|(?:torch\.(?:cuda\.)?)?OutOfMemoryError|Cuda failure (?:\d+ )?'?out of memory|MUSA out of memory",
         # a recovered OOM ("... falling back to ...", "... retrying") is a warning, not the failure
         unless=(
             "running out of memory",
@@ -349,6 +349,18 @@ SIGNATURES: tuple[Signature, ...] = (
         ),
         oom=True,
         numbers="oom",
+    ),
+    # The allocator lists the device's processes through NVML only to word its out-of-memory error
+    # (reportProcessMemoryInfo, called once an allocation has failed). Where NVML cannot answer (a MIG slice, a
+    # container without NVML's process view) its assertion is raised in place of the OOM message.
+    Signature(
+        "oom-allocator-nvml-report",
+        K.CUDA_OOM_RUNTIME,
+        ROOT,
+        ("NVML_SUCCESS ==",),
+        _torch("c10/cuda/CUDACachingAllocator.cpp", "reportProcessMemoryInfo", "2.1-"),
+        pattern=r"NVML_SUCCESS == .{0,160}INTERNAL ASSERT FAILED at .{0,200}CUDACachingAllocator",
+        oom=True,
     ),
     Signature(
         "oom-cuda-runtime-error",
@@ -743,6 +755,7 @@ SIGNATURES: tuple[Signature, ...] = (
         Source("nvidia", "NVML (libnvidia-ml)", "nvmlInit", "all"),
         pattern=r"Failed to initialize NVML|NVML_SUCCESS == r INTERNAL ASSERT FAILED|NVMLError_(?:DriverNotLoaded"
         r"|LibraryNotFound|Unknown|GpuIsLost)",
+        unless=("CUDACachingAllocator",),  # the allocator's NVML assertion stands for an OOM (above)
     ),
     Signature(
         "driver-no-kernel-image",
