@@ -420,6 +420,37 @@ def test_nccls_cuda_failure_out_of_memory_is_an_out_of_memory() -> None:
     assert classify(["misc/utils.cc:42 NCCL WARN Cuda failure 2 'out of memory'"]).kind is K.CUDA_OOM_RUNTIME
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        # https://github.com/Tencent-Hunyuan/HunyuanOCR/issues/19 (cudaErrorUnsupportedPtxVersion)
+        "torch.AcceleratorError: CUDA error: the provided PTX was compiled with an unsupported toolchain.",
+        # SYNTHETIC, from cudaGetErrorString (cudaErrorSystemDriverMismatch)
+        "RuntimeError: CUDA error: system has unsupported display driver / cuda driver combination",
+    ],
+)
+def test_a_toolkit_the_driver_cannot_run_is_a_driver_error(line: str) -> None:
+    assert classify([line]).kind is K.GPU_DRIVER_ERROR
+
+
+def test_an_exception_line_pasted_without_its_traceback_is_a_failure() -> None:
+    # Python prints a traceback above every uncaught exception: a lone exception line is a paste that cut it.
+    # SYNTHETIC lines in Python's and vLLM's formats.
+    alone = classify(["(EngineCore pid=1) ValueError: something the classifier has no rule for"])
+    assert (alone.kind, alone.confidence) == (K.UNKNOWN_FAILURE, Confidence.LOW)
+    # a message logged at a level the program goes on from is not one, nor a deliberate exit
+    assert classify(["WARNING 05-01 10:00:00 [x.py:1] ValueError: a request was refused"]).kind is K.NONE
+    assert classify(["KeyboardInterrupt"]).kind is K.NONE
+    # nor one the server got past
+    served = [
+        "ERROR 05-01 10:00:00 [serving_chat.py:1] ValueError: a request was refused",
+        "INFO 05-01 10:00:05 [loggers.py:1] Engine 000: Avg prompt throughput: 120.3 tokens/s, Avg generation "
+        "throughput: 44.1 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 0.4%, Prefix cache hit "
+        "rate: 0.0%",
+    ]
+    assert classify(served).kind is K.NONE
+
+
 # --- hard negatives ------------------------------------------------------------------------------
 
 BENIGN_LINES = [

@@ -622,6 +622,8 @@ class _Scan:
     stopped: bool = False  # the log ends inside a deliberate stop
     cut_tracebacks: list[int] = field(default_factory=list)  # last frames of tracebacks cut before their exception
     starts: list[int] = field(default_factory=list)  # lines that begin a new process of the server
+    # exception lines outside any traceback: what a paste keeps of an uncaught exception when it cut the frames
+    loose_exceptions: list[int] = field(default_factory=list)
 
 
 def _is_stop(line: str) -> bool:
@@ -714,6 +716,8 @@ def _scan(lines: Sequence[str]) -> _Scan:
         if gated is None:
             if in_traceback and _ends_traceback(line, index, exception_lines):
                 in_traceback, last_frame = False, None
+            elif not in_traceback and ("rror" in line or "xception" in line) and _loose_exception(line):
+                scan.loose_exceptions.append(index)
             continue
         found = False
         for rule in _candidates(tables, line, gated):
@@ -754,6 +758,19 @@ def _root_cause_in(line: str, lines: Sequence[str], index: int, hits: list[_Hit]
             hits.append(hit)
             return True
     return False
+
+
+# a level a logger gives a message it went on from (an uncaught exception has none, or ERROR/CRITICAL)
+_GOT_PAST_LEVEL_RE = re.compile(r"(?:^|[\s)\]])(?:INFO|DEBUG|WARNING|WARN)[\s:]")
+
+
+def _loose_exception(line: str) -> bool:
+    """An exception line with no traceback above it: Python prints one above every uncaught exception, so this
+    is a paste that kept only the last line. A message logged at a level the program goes on from is not one."""
+    text = strip_prefixes(line)
+    if not _EXC_LINE_RE.match(text) or _NOT_A_FAILURE_RE.match(text):
+        return False
+    return _GOT_PAST_LEVEL_RE.search(line[: max(0, len(line) - len(text))]) is None
 
 
 def _ends_traceback(line: str, index: int, exception_lines: list[int]) -> bool:
@@ -864,7 +881,8 @@ def _port_from_args(lines: Sequence[str], index: int) -> int | None:
 
 def _uncaught_hits(lines: Sequence[str], scan: _Scan) -> list[_Hit]:
     """The first uncaught exception (or cut traceback) the server did not survive, read through its frames."""
-    ends = sorted(scan.exception_lines + scan.cut_tracebacks)
+    # a paste that kept only an exception's last line stands for it when no traceback is in the excerpt
+    ends = sorted(scan.exception_lines + scan.cut_tracebacks) or scan.loose_exceptions
     for index in ends:
         if _recovered_after(lines, index, scan.starts):
             continue

@@ -766,6 +766,19 @@ SIGNATURES: tuple[Signature, ...] = (
         pattern=r"no kernel image is available|device kernel image is invalid|hipErrorNoBinaryForGpu"
         r"|is not compatible with the current PyTorch installation|Torch not compiled with CUDA enabled",
     ),
+    # The CUDA driver cannot run what the toolkit built: PTX newer than the driver can compile, a driver and
+    # runtime library that do not match (cudaGetErrorString of cudaErrorUnsupportedPtxVersion,
+    # cudaErrorSystemDriverMismatch, cudaErrorJitCompilerNotFound, cudaErrorInvalidPtx)
+    Signature(
+        "driver-toolchain-mismatch",
+        K.GPU_DRIVER_ERROR,
+        ROOT,
+        ("PTX", "UNSUPPORTED_PTX", "DRIVER_MISMATCH", "cuda driver combination"),
+        _CUDA_RUNTIME,
+        pattern=r"provided PTX was compiled with an unsupported toolchain|PTX JIT compiler library not found"
+        r"|a PTX JIT compilation failed|CUDA_ERROR_UNSUPPORTED_PTX_VERSION|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"
+        r"|unsupported display driver / cuda driver combination|cudaErrorUnsupportedPtxVersion",
+    ),
     Signature(
         "driver-no-device",
         K.GPU_DRIVER_ERROR,
