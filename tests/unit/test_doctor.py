@@ -534,3 +534,19 @@ def test_a_model_the_planner_does_not_model_gets_no_kv_verdict() -> None:
         and "full_attention_interval" in found["model-kv-not-modelled"].measured
     )
     assert not {"model-fits", "model-kv-tight", "model-kv-too-small"} & set(found)
+
+
+def test_a_hybrid_the_planner_models_is_judged_on_its_longest_request() -> None:
+    from tests.unit.test_planner_hybrid import QWEN3_NEXT
+    from vllm_guard.core.modelinfo import model_info_from_config
+
+    info = model_info_from_config(QWEN3_NEXT)
+    gpu = GpuFact(0, "H200", int(139.8 * GiB), int(139.8 * GiB), 0)
+    facts = healthy(
+        gpus=(gpu, replace(gpu, index=1)),
+        params=PlannerParams(engine="v1", vllm_version="0.11.0"),
+        targets=(T(model_info=info, tp=2, max_model_len=262144, util=0.9),),
+    )
+    found = {f.ref: f for f in judge(facts)}
+    assert "model-kv-not-modelled" not in found
+    assert found["model-fits"].status == "ok" and "Gated DeltaNet" in found["model-fits"].measured

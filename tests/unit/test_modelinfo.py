@@ -93,10 +93,11 @@ _DENSE = {
         ({"layer_types": ["full_attention"] * 8}, ""),
         ({"model_type": "qwen3_next", "full_attention_interval": 4}, "one layer in 4 is full attention"),
         ({"layer_types": ["linear_attention"] * 3 + ["full_attention"]}, "linear_attention"),
-        ({"layer_types": ["sliding_attention", "full_attention"]}, "sliding_attention"),
+        # sliding layers with no window to size them: not modelled
+        ({"layer_types": ["sliding_attention", "full_attention"], "sliding_window": 0}, "sliding_attention"),
         ({"hybrid_override_pattern": "M-M-M*-"}, "Mamba"),
         ({"attn_layer_period": 8, "attn_layer_offset": 4}, "Mamba"),
-        ({"model_type": "gemma3_text", "sliding_window_pattern": 6}, "sliding-window"),
+        ({"model_type": "gemma3_text", "sliding_window_pattern": 6, "sliding_window": 0}, "sliding-window"),
         ({"model_type": "llama4_text", "attention_chunk_size": 8192}, "chunked local attention"),
     ],
     ids=[
@@ -114,6 +115,37 @@ _DENSE = {
 def test_layers_that_are_not_all_full_attention_are_said(extra: dict[str, Any], says: str) -> None:
     info = model_info_from_config({**_DENSE, **extra})
     assert (says in info.unmodelled_layout) if says else info.unmodelled_layout == ""
+
+
+_GDN = {
+    "linear_num_key_heads": 16,
+    "linear_num_value_heads": 32,
+    "linear_key_head_dim": 128,
+    "linear_value_head_dim": 128,
+    "linear_conv_kernel_dim": 4,
+}
+
+
+@pytest.mark.parametrize(
+    ("extra", "full", "sliding", "linear"),
+    [
+        # Qwen3-Next: every fourth layer full attention, the others Gated DeltaNet
+        ({"model_type": "qwen3_next", "full_attention_interval": 4, **_GDN}, 2, 0, 6),
+        # Qwen3.5: the same kinds named in layer_types
+        ({"layer_types": ["linear_attention"] * 3 + ["full_attention"], **_GDN}, 1, 0, 3),
+        # gpt-oss: layer_types of sliding and full attention, with the window
+        ({"layer_types": ["sliding_attention", "full_attention"] * 4, "sliding_window": 128}, 4, 4, 0),
+        # Gemma 3: five local layers to one global (sliding_window_pattern)
+        ({"model_type": "gemma3_text", "sliding_window_pattern": 6, "sliding_window": 1024}, 1, 7, 0),
+        # Gemma 2: every other layer
+        ({"model_type": "gemma2", "sliding_window": 4096}, 4, 4, 0),
+    ],
+    ids=["qwen3-next", "qwen3.5", "gpt-oss", "gemma3", "gemma2"],
+)
+def test_the_hybrids_the_planner_models_are_read(extra: dict[str, Any], full: int, sliding: int, linear: int) -> None:
+    info = model_info_from_config({**_DENSE, **extra})
+    assert info.unmodelled_layout == "" and info.hybrid is not None
+    assert (info.hybrid.full, info.hybrid.sliding, info.hybrid.linear) == (full, sliding, linear)
 
 
 def test_the_first_qwen_takes_half_its_intermediate_size_per_projection() -> None:

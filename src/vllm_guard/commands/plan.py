@@ -310,8 +310,8 @@ def run(args: argparse.Namespace) -> int:
         # tokens): none is made rather than a wrong one
         raise GuardError(
             "plan-model-not-modelled",
-            f"{model}: {info.unmodelled_layout}; the planner models full-attention KV caches only, so it cannot "
-            "say how much KV cache vLLM will find for this model",
+            f"{model}: {info.unmodelled_layout}; the planner models full attention, sliding-window and Gated "
+            "DeltaNet layers only, so it cannot say how much KV cache vLLM will find for this model",
             "start vLLM once and read its own 'GPU KV cache size' and 'Maximum concurrency' lines, then set "
             "max_model_len from them; the guard still heals the unit from what vLLM reports when a start fails",
             exit_code=ExitCode.UNAVAILABLE,
@@ -560,6 +560,8 @@ def run(args: argparse.Namespace) -> int:
             "fits": plan.fits,
             "flags": plan.flags(),
             "kv_tokens": plan.budget.kv_tokens,
+            "longest_request": plan.budget.longest_request,
+            "hybrid": info.hybrid.what if info.hybrid is not None else None,
             "concurrency": round(plan.concurrency, 2),
             "max_model_len_at_util": plan.edge,
             "util_for_max_model_len": need,
@@ -576,8 +578,9 @@ def run(args: argparse.Namespace) -> int:
                 "max_model_len": plan.requested_max_model_len,
                 "util": plan.util,
                 "kv_tokens": asked.kv_tokens,
+                "longest_request": asked.longest_request,
                 "kv_tokens_needed_with_band": asked_need,
-                "fits_with_band": asked.kv_tokens >= asked_need,
+                "fits_with_band": asked.longest_request >= asked_need,
                 "replanned": plan.max_model_len != plan.requested_max_model_len,
                 "budget": [{"item": a, "value": b, "source": c} for a, b, c in asked.rows()],
             },
@@ -614,7 +617,7 @@ def run(args: argparse.Namespace) -> int:
     for note in [*size_notes, *calibration_notes, *plan.notes]:
         print(f"note: {note}")
     limit = (
-        f"the model's context; the KV cache holds {plan.budget.kv_tokens} tokens"
+        f"the model's context; the KV cache holds {plan.budget.longest_request} tokens"
         if plan.edge_limited_by_context
         else "the longest request the KV cache holds"
     )
@@ -625,8 +628,8 @@ def run(args: argparse.Namespace) -> int:
     )
     if plan.max_model_len != plan.requested_max_model_len:
         print(
-            f"at the requested max_model_len {plan.requested_max_model_len}: the KV cache holds {asked.kv_tokens} "
-            f"tokens at util {plan.util:.2f}, {asked_need} needed with the band"
+            f"at the requested max_model_len {plan.requested_max_model_len}: the KV cache holds "
+            f"{asked.longest_request} tokens at util {plan.util:.2f}, {asked_need} needed with the band"
         )
     print(f"util needed for max_model_len {plan.max_model_len or plan.requested_max_model_len}: {need:.2f}")
     verdict = "fits" if plan.fits else "DOES NOT FIT"

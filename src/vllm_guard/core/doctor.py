@@ -377,8 +377,11 @@ def model_findings(f: Facts, t: TargetFacts) -> list[Finding]:
         return [*out, _kv_not_modelled(name, info)]
     length = t.max_model_len or info.max_context
     b = budget(info, small.total, t.util, tp=t.tp, max_model_len=length, kv_cache_dtype=t.kv_cache_dtype, params=params)
-    measured = f"KV cache {_gib(max(0, b.kv_bytes))} = {b.kv_tokens} tokens at util {t.util}; max_model_len {length}"
-    if b.kv_tokens < length:
+    held = b.longest_request  # for a hybrid model the longest request, not the token figure vLLM prints
+    measured = f"KV cache {_gib(max(0, b.kv_bytes))} = {held} tokens at util {t.util}; max_model_len {length}"
+    if info.hybrid is not None:
+        measured += f" ({info.hybrid.what}; vLLM prints {b.kv_tokens} tokens)"
+    if held < length:
         best = max_model_len_at(info, small.total, t.util, t.tp, kv_cache_dtype=t.kv_cache_dtype, params=params)
         need = util_for(info, small.total, length, t.tp, kv_cache_dtype=t.kv_cache_dtype, params=params)
         fix = f"lower max_model_len to {best}" if best >= 2048 else "use FP8 KV cache or more tensor parallelism"
@@ -393,7 +396,7 @@ def model_findings(f: Facts, t: TargetFacts) -> list[Finding]:
                 fix + " (`vllm-guard plan` shows the budget)",
             )
         )
-    elif b.kv_tokens < length * (1 + (band := kv_band(info, params))):
+    elif held < length * (1 + (band := kv_band(info, params))):
         out.append(
             Finding(
                 "warn",
@@ -408,7 +411,7 @@ def model_findings(f: Facts, t: TargetFacts) -> list[Finding]:
             Finding(
                 "ok",
                 "model-fits",
-                f"{name}: the model fits with {b.kv_tokens / length:.1f}x max_model_len of KV",
+                f"{name}: the model fits with {held / length:.1f}x max_model_len of KV",
                 measured,
             )
         )

@@ -170,6 +170,33 @@ class AudioTower:
 
 
 @dataclass(frozen=True)
+class HybridLayout:
+    """Layers that are not all full attention, as vLLM's V1 hybrid KV cache manager sees them: full-attention
+    layers, sliding-window layers (a window of tokens each) and Gated DeltaNet linear-attention layers (a fixed
+    conv and recurrent state per sequence: Qwen3-Next, Qwen3.5)."""
+
+    full: int
+    sliding: int = 0
+    window: int = 0
+    linear: int = 0
+    # Gated DeltaNet state, whole model (vllm/model_executor/layers/mamba/mamba_utils.py gated_delta_net shapes)
+    linear_key_heads: int = 0
+    linear_value_heads: int = 0
+    linear_key_head_dim: int = 0
+    linear_value_head_dim: int = 0
+    linear_conv_kernel: int = 0
+
+    @property
+    def what(self) -> str:
+        parts = [f"{self.full} full-attention"]
+        if self.sliding:
+            parts.append(f"{self.sliding} sliding-window ({self.window} tokens)")
+        if self.linear:
+            parts.append(f"{self.linear} linear-attention (Gated DeltaNet)")
+        return " + ".join(parts) + " layers"
+
+
+@dataclass(frozen=True)
 class ModelInfo:
     """The shape of a decoder-only model, enough to size its weights and KV cache."""
 
@@ -208,6 +235,9 @@ class ModelInfo:
     # model's layers: hybrids of linear attention or Mamba with attention, attention interleaved with sliding-window
     # layers. "" when it fits (``attention_layout``).
     unmodelled_layout: str = ""
+    # the layers of a model that vLLM's hybrid KV cache manager groups (None: every layer full attention, or a
+    # layout the planner does not model, which ``unmodelled_layout`` then names)
+    hybrid: HybridLayout | None = None
 
     @property
     def is_moe(self) -> bool:
@@ -536,6 +566,74 @@ def attention_layout(c: Mapping[str, Any]) -> str:
     return ""
 
 
+_GDN_KEYS = (
+    "linear_num_key_heads",
+    "linear_num_value_heads",
+    "linear_key_head_dim",
+    "linear_value_head_dim",
+    "linear_conv_kernel_dim",
+)
+
+
+def hybrid_layout(c: Mapping[str, Any], layers: int) -> HybridLayout | None:
+    """The layout of a model whose layers vLLM's hybrid KV cache manager groups, where the planner models it:
+    sliding-window layers beside full attention (``layer_types``; Gemma 2's every other layer; Gemma 3's and
+    Cohere2's ``sliding_window_pattern``), and Gated DeltaNet linear attention beside full attention (Qwen3-Next's
+    ``full_attention_interval``, Qwen3.5's ``layer_types``). None for every other config."""
+    gdn = all(isinstance(c.get(k), int) and c.get(k, 0) > 0 for k in _GDN_KEYS)
+    state = (
+        {
+            "linear_key_heads": int(c["linear_num_key_heads"]),
+            "linear_value_heads": int(c["linear_num_value_heads"]),
+            "linear_key_head_dim": int(c["linear_key_head_dim"]),
+            "linear_value_head_dim": int(c["linear_value_head_dim"]),
+            "linear_conv_kernel": int(c["linear_conv_kernel_dim"]),
+        }
+        if gdn
+        else {}
+    )
+    window = c.get("sliding_window")
+    window = window if isinstance(window, int) and window > 0 else 0
+    types = c.get("layer_types")
+    if isinstance(types, list) and types:
+        names = [str(t) for t in types[:layers]]
+        full = sum(n in _FULL_ATTENTION for n in names)
+        sliding = sum(n == "sliding_attention" for n in names)
+        linear = sum(n == "linear_attention" for n in names)
+        if full + sliding + linear != len(names) or full == 0 or (sliding and not window) or (linear and not gdn):
+            return None
+        if sliding and linear:
+            return None
+        if not sliding and not linear:
+            return None
+        return HybridLayout(full=full, sliding=sliding, window=window if sliding else 0, linear=linear, **state)
+    interval = c.get("full_attention_interval")
+    if isinstance(interval, int) and interval > 1:
+        if not gdn:
+            return None
+        full = layers // interval  # layer i is full attention when (i + 1) % interval == 0
+        return HybridLayout(full=full, linear=layers - full, **state)
+    if any(c.get(k) for k in ("hybrid_override_pattern", "layers_block_type", "attn_layer_period", "attn_type_list")):
+        return None
+    if (
+        c.get("linear_attn_config")
+        or any(str(k).startswith(("mamba_", "ssm_")) for k in c)
+        or c.get("attention_chunk_size")
+    ):
+        return None
+    model_type = str(c.get("model_type", ""))
+    pattern = c.get("sliding_window_pattern")
+    if not window:
+        return None
+    if model_type == "gemma2":
+        full = layers // 2  # vllm/model_executor/models/gemma2.py: the even layers slide
+        return HybridLayout(full=full, sliding=layers - full, window=window)
+    if isinstance(pattern, int) and pattern > 1:
+        full = layers // pattern  # layer i is global when (i + 1) % pattern == 0 (Gemma 3, Cohere2)
+        return HybridLayout(full=full, sliding=layers - full, window=window)
+    return None
+
+
 def model_info_from_config(cfg: Mapping[str, Any], *, where: str = "config.json") -> ModelInfo:
     """Read a model's shape from its parsed config.json; raise ModelError naming the missing key."""
     if not isinstance(cfg, Mapping):
@@ -596,8 +694,15 @@ def model_info_from_config(cfg: Mapping[str, Any], *, where: str = "config.json"
         audio=_audio(cfg, where),
         # vllm/model_executor/models/qwen2_5_omni_thinker.py loads the thinker's weights only
         unloaded_prefixes=("talker", "token2wav") if outer is not cfg else (),
-        unmodelled_layout=attention_layout(c),
+        **_layout(c, layers),
     )
+
+
+def _layout(c: Mapping[str, Any], layers: int) -> dict[str, Any]:
+    """``unmodelled_layout`` and ``hybrid`` of a config: a layout the planner models is no longer unmodelled."""
+    why = attention_layout(c)
+    hybrid = hybrid_layout(c, layers) if why else None
+    return {"unmodelled_layout": "" if hybrid is not None else why, "hybrid": hybrid}
 
 
 def weights_from_headers(headers: Iterable[tuple[str, int, Mapping[str, Any]]]) -> WeightSummary:

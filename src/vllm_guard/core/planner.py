@@ -486,6 +486,124 @@ def kv_bytes_per_token(
     return 2 * layers * kv_heads_per_gpu(info, tp) * info.head_dim * b
 
 
+@dataclass(frozen=True)
+class KvGroups:
+    """A hybrid model's KV cache on one GPU as vLLM's V1 hybrid KV cache manager lays it out (vllm/v1/core/
+    kv_cache_utils.py, 0.9.2 on): the layers fall in groups of ``group_size`` layers of one kind; every layer's
+    page (one block) has the same bytes, a Gated DeltaNet layer's state padded to the attention page after the
+    attention block size was raised to hold it; one block id is a page in each of ``group_size`` tensors, drawn
+    from one pool by every group."""
+
+    block_size: int  # tokens per attention block
+    page: int  # bytes of one block of one layer
+    group_size: int
+    full_groups: int
+    sliding_groups: int = 0
+    linear_groups: int = 0
+    window: int = 0
+    in_flight: int = 0  # tokens a sliding-window group keeps past its window (the scheduled batches)
+    state_blocks: int = 1  # blocks a linear-attention group keeps per request (2 in "align" mode, 0.26 on)
+    share_report: bool = True  # printed tokens: num_blocks // groups x block size (to 0.20), else concurrency x L
+
+    @property
+    def groups(self) -> int:
+        return self.full_groups + self.sliding_groups + self.linear_groups
+
+    @property
+    def block_bytes(self) -> int:
+        return self.page * self.group_size
+
+    def other_blocks(self, length: int) -> int:
+        """The blocks one request takes outside its full-attention groups (sliding windows, linear states)."""
+        bs = self.block_size
+        window = -(-min(self.window - 1 + self.in_flight, length) // bs) + 1 if self.sliding_groups else 0
+        return self.sliding_groups * window + self.linear_groups * self.state_blocks
+
+    def blocks_per_request(self, length: int) -> int:
+        return self.full_groups * -(-length // self.block_size) + self.other_blocks(length)
+
+    def reported_tokens(self, blocks: int, length: int) -> int:
+        """vLLM's "GPU KV cache size: N tokens" for ``blocks`` blocks at max_model_len ``length``."""
+        if self.share_report:
+            return blocks // max(1, self.groups) * self.block_size
+        return int(blocks / max(1, self.blocks_per_request(length)) * length)
+
+    def request_tokens(self, blocks: int, length: int) -> int:
+        """The longest request ``blocks`` blocks hold (what max_model_len is checked against)."""
+        free = blocks - self.other_blocks(length)
+        return max(0, free // max(1, self.full_groups) * self.block_size)
+
+
+def kv_groups(
+    info: ModelInfo,
+    kv_cache_dtype: str = "auto",
+    *,
+    tp: int = 1,
+    pp: int = 1,
+    params: PlannerParams | None = None,
+    batched_tokens: int = 2048,
+) -> KvGroups | None:
+    """The hybrid KV cache manager's layout of ``info`` (``ModelInfo.hybrid``) on one GPU, or None where vLLM lays
+    the KV cache out as full attention in every layer: V0, and V1 before 0.9.2, which treat sliding-window
+    layers as full ones. The rules, release by release (vllm/v1/core/kv_cache_utils.py, vllm/model_executor/
+    models/config.py HybridAttentionMambaModelConfig to 0.19, Platform._align_hybrid_block_size from 0.20):
+
+    - a Gated DeltaNet layer keeps a conv state ((kernel - 1) x (2 key heads x key dim + value heads x value dim) /
+      TP) and a recurrent one (value heads / TP x key dim x value dim), in the model's dtype; the attention block
+      size is raised to the smallest multiple of 16 (64 from 0.34, whose default block is 64) whose attention page
+      holds that state, and the state is padded to the page;
+    - the layers are bucketed by kind; a group holds as many layers as the smallest bucket (as the largest when
+      it is under 1.25 x the smallest from 0.12, 1.5 x from 0.18) and each bucket fills whole groups;
+    - a request takes ceil(L / block) blocks in a full-attention group, ceil(min(window - 1 + in-flight tokens, L)
+      / block) + 1 in a sliding one (in flight: max_num_batched_tokens, twice that with 0.26's async scheduling),
+      and 1 in a linear one (2 from 0.26, when prefix caching in "align" mode became the default);
+    - vLLM prints num_blocks // groups x block as its token figure up to 0.20, concurrency x max_model_len from
+      0.21."""
+
+    def cdiv(a: int, b: int) -> int:
+        return -(-a // b)
+
+    h = info.hybrid
+    p = params or PlannerParams()
+    if h is None or p.engine != "v1":
+        return None
+    v = version_of(p)
+    if not h.linear and v is not None and v < (0, 9, 2):
+        return None
+    b = kv_dtype_bytes(info, kv_cache_dtype)
+    per_token = 2 * kv_heads_per_gpu(info, tp) * info.head_dim * b  # one attention layer
+    block = p.block_size
+    if h.linear:
+        state_bytes = 2 if info.dtype_bytes >= 2 else max(1, int(info.dtype_bytes))
+        conv_dim = 2 * h.linear_key_heads * h.linear_key_head_dim + h.linear_value_heads * h.linear_value_head_dim
+        conv = (h.linear_conv_kernel - 1) * (conv_dim // tp) * state_bytes
+        recurrent = (h.linear_value_heads // tp) * h.linear_key_head_dim * h.linear_value_head_dim * state_bytes
+        align = 64 if v is not None and v >= (0, 34, 0) else 16
+        block = max(block, align * cdiv(conv + recurrent, align * per_token))
+    counts = [cdiv(n, pp) for n in (h.full, h.sliding, h.linear)]  # a PP stage's share of each kind
+    buckets = [n for n in counts if n > 0]
+    low, high = min(buckets), max(buckets)
+    size = low
+    if v is None or v >= (0, 18, 0):
+        size = high if high < 1.5 * low else low
+    elif v >= (0, 12, 0):
+        size = high if high < 1.25 * low else low
+    full, sliding, linear = (cdiv(n, size) for n in counts)
+    new = v is None or v >= (0, 26, 0)
+    return KvGroups(
+        block_size=block,
+        page=block * per_token,
+        group_size=size,
+        full_groups=full,
+        sliding_groups=sliding,
+        linear_groups=linear,
+        window=h.window,
+        in_flight=batched_tokens * (2 if new else 1),
+        state_blocks=2 if new else 1,
+        share_report=v is not None and v < (0, 21, 0),
+    )
+
+
 def vision_tower_off(info: ModelInfo, params: PlannerParams) -> bool:
     """--limit-mm-per-prompt image and video 0: vLLM (0.10.2+: qwen2_5_vl.py and its kin set self.visual =
     None) builds no vision tower, so loads none of its weights."""
@@ -1151,6 +1269,21 @@ class Budget:
     encoder: EncoderProfile | None = None
     accounting: str = ""  # the name of the release range's accounting (ACCOUNTINGS)
     kv_layout: str = "2 x layers (of the PP stage) x KV heads/TP x head_dim x dtype"
+    # a hybrid model (KvGroups): the longest request the blocks hold, and how many full-length requests; -1 and
+    # 0.0 for a model whose every layer is full attention (kv_tokens says both)
+    request_tokens: int = -1
+    hybrid_concurrency: float = 0.0
+
+    @property
+    def longest_request(self) -> int:
+        """The longest request the KV cache holds, the figure vLLM checks max_model_len against."""
+        return self.kv_tokens if self.request_tokens < 0 else self.request_tokens
+
+    def concurrency_at(self, length: int) -> float:
+        """How many requests of ``length`` tokens the KV cache holds at once (vLLM's "Maximum concurrency")."""
+        if self.request_tokens >= 0:
+            return self.hybrid_concurrency
+        return self.kv_tokens / length if length else 0.0
 
     def rows(self) -> list[tuple[str, str, str]]:
         def g(b: int) -> str:
@@ -1217,6 +1350,18 @@ class Budget:
             ("= KV cache", g(self.kv_bytes), kv_note),
             ("KV bytes per token", f"{self.kv_per_token / 1024:.1f} KiB", self.kv_layout),
             ("KV capacity", f"{self.kv_tokens} tokens", f"{self.blocks} blocks of {self.block_size}"),
+            *(
+                [
+                    (
+                        "longest request",
+                        f"{self.request_tokens} tokens",
+                        "the blocks less what the sliding-window and linear-attention groups keep per request "
+                        "(vLLM prints the blocks shared among its groups, or concurrency x max_model_len)",
+                    )
+                ]
+                if self.request_tokens >= 0
+                else []
+            ),
         ]
         return rows
 
@@ -1262,6 +1407,19 @@ def budget(
     else:
         layout = "2 x layers (of the PP stage) x KV heads/TP x head_dim x dtype"
     blocks = max(0, kv // (per_token * p.block_size))
+    block_size, kv_tokens, request, conc = p.block_size, blocks * p.block_size, -1, 0.0
+    groups = kv_groups(info, kv_cache_dtype, tp=tp, pp=pp, params=p, batched_tokens=batched)
+    if groups is not None and info.hybrid is not None:
+        blocks = max(0, kv // groups.block_bytes)
+        block_size = groups.block_size
+        kv_tokens = groups.reported_tokens(blocks, length)
+        request = groups.request_tokens(blocks, length)
+        conc = blocks / max(1, groups.blocks_per_request(length))
+        per_token = groups.block_bytes * groups.groups // groups.block_size
+        layout = (
+            f"hybrid ({info.hybrid.what}): {groups.groups} groups of {groups.group_size} layers share blocks of "
+            f"{groups.block_size} tokens, {groups.page} B a layer"
+        )
     split = " / TP" + (", per PP stage (its layers and one embedding)" if pp > 1 else "")
     if "weights" in p.measured:
         weights_source = "vLLM's 'model weights take' / 'Model loading took' in the calibration log"
@@ -1288,10 +1446,10 @@ def budget(
         kv_bytes=kv,
         kv_per_token=per_token,
         blocks=blocks,
-        kv_tokens=blocks * p.block_size,
+        kv_tokens=kv_tokens,
         batched_tokens=batched,
         max_num_seqs=seqs,
-        block_size=p.block_size,
+        block_size=block_size,
         weights_source=weights_source,
         graphs=graphs_mode,
         measured=p.measured,
@@ -1300,6 +1458,8 @@ def budget(
         accounting=accounting_of(p).name,
         kv_layout=layout,
         sampler=sampler,
+        request_tokens=request,
+        hybrid_concurrency=conc,
     )
 
 
@@ -1318,6 +1478,24 @@ def kv_tokens_at(
     return budget(
         info, gpu_bytes, util, tp=tp, pp=pp, max_model_len=max_model_len, kv_cache_dtype=kv_cache_dtype, params=params
     ).kv_tokens
+
+
+def request_tokens_at(
+    info: ModelInfo,
+    gpu_bytes: int,
+    util: float,
+    tp: int = 1,
+    *,
+    pp: int = 1,
+    max_model_len: int | None = None,
+    kv_cache_dtype: str = "auto",
+    params: PlannerParams | None = None,
+) -> int:
+    """The longest request vLLM's KV cache will hold: its token figure, but for a hybrid model (KvGroups), whose
+    sliding-window and linear-attention groups take a fixed share of each request's blocks."""
+    return budget(
+        info, gpu_bytes, util, tp=tp, pp=pp, max_model_len=max_model_len, kv_cache_dtype=kv_cache_dtype, params=params
+    ).longest_request
 
 
 def max_model_len_at(
@@ -1346,7 +1524,7 @@ def max_model_len_at(
         return math.ceil(length * (1 + headroom) - 1e-9)
 
     def fits(length: int) -> bool:
-        held = kv_tokens_at(
+        held = request_tokens_at(
             info, gpu_bytes, util, tp, pp=pp, max_model_len=length, kv_cache_dtype=kv_cache_dtype, params=p
         )
         return held >= need(length)
@@ -1360,7 +1538,7 @@ def max_model_len_at(
         and v0_chunks_long_context(p)
     ):
         # two regimes: up to 32K (profile grows with the length) and above (fixed chunk)
-        above = kv_tokens_at(
+        above = request_tokens_at(
             info, gpu_bytes, util, tp, pp=pp, max_model_len=cap, kv_cache_dtype=kv_cache_dtype, params=p
         )
         longest = min(cap, math.floor(above / (1 + headroom) + 1e-9))
@@ -1399,6 +1577,11 @@ def util_for(
     need_tokens = math.ceil(max_model_len * (1 + headroom))
     need_blocks = math.ceil(need_tokens / p.block_size)
     need = fixed + need_blocks * p.block_size * b0.kv_per_token
+    groups = kv_groups(info, kv_cache_dtype, tp=tp, pp=pp, params=p, batched_tokens=b0.batched_tokens)
+    if groups is not None:
+        # the full-attention groups' blocks for the longer length, the others' at the planned one
+        full = groups.full_groups * -(-need_tokens // groups.block_size)
+        need = fixed + (full + groups.other_blocks(max_model_len)) * groups.block_bytes
     util = round(math.ceil(need / gpu_bytes * 100 - 1e-9) / 100, 2)
     # the budget floors total x util to whole bytes: a util that lands a byte short takes the next hundredth
     if int(gpu_bytes * util) < need:
@@ -1432,7 +1615,7 @@ class Plan:
 
     @property
     def edge_limited_by_context(self) -> bool:
-        return self.edge > 0 and self.budget.kv_tokens > self.edge
+        return self.edge > 0 and self.budget.longest_request > self.edge
 
     def table(self) -> list[tuple[str, str, str]]:
         """Rows (item, value, where the number comes from) a person can check by hand."""
@@ -1567,7 +1750,9 @@ def first_fit(
         notes.append(f"asked for {max_model_len} tokens; the model's config allows {info.max_context}")
 
     def holds(length: int, u: float) -> bool:
-        held = kv_tokens_at(info, smallest, u, tp, pp=pp, max_model_len=length, kv_cache_dtype=kv_cache_dtype, params=p)
+        held = request_tokens_at(
+            info, smallest, u, tp, pp=pp, max_model_len=length, kv_cache_dtype=kv_cache_dtype, params=p
+        )
         return held >= math.ceil(length * (1 + margin) - 1e-9)
 
     def round_down(n: int, u: float) -> int:
@@ -1612,7 +1797,7 @@ def first_fit(
         # max_num_seqs asked for is kept as asked (the activation peak was sized with it).
         if b.kv_tokens > 0 and p.max_num_seqs is None:
             seqs = max(1, min(seqs, b.kv_tokens // 256))
-        conc = b.kv_tokens / length if length else 0.0
+        conc = b.concurrency_at(length)
         return Plan(
             fits=fits,
             util=round(u, 2),
@@ -1652,7 +1837,9 @@ def first_fit(
     )
     length = round_down(safe, u)
     if length >= MIN_USEFUL_LEN:
-        held = kv_tokens_at(info, smallest, u, tp, pp=pp, max_model_len=length, kv_cache_dtype=kv_cache_dtype, params=p)
+        held = request_tokens_at(
+            info, smallest, u, tp, pp=pp, max_model_len=length, kv_cache_dtype=kv_cache_dtype, params=p
+        )
         notes.append(
             f"max_model_len lowered from {want} to {length}: the KV cache holds {held} tokens at util {u:.2f}, "
             f"enough for {length} with the planner's {margin:.0%} error band"

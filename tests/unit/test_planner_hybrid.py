@@ -1,0 +1,158 @@
+"""Hybrid models: vLLM's V1 hybrid KV cache manager, as the planner models it (planner.kv_groups).
+
+The figures each test checks were printed by real vLLM starts, quoted with their source; the planner gets vLLM's
+own "Available KV cache memory" there, so these tests check the grouping and the printed figures, not the memory
+budget above them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import CliResult
+from vllm_guard.core.modelinfo import model_info_from_config
+from vllm_guard.core.planner import GiB, PlannerParams, budget, first_fit, kv_groups
+
+pytestmark = pytest.mark.unit
+
+# Qwen/Qwen3-Next-80B-A3B-Instruct's config.json (the keys the planner reads)
+QWEN3_NEXT: dict[str, Any] = {
+    "architectures": ["Qwen3NextForCausalLM"],
+    "model_type": "qwen3_next",
+    "num_hidden_layers": 48,
+    "hidden_size": 2048,
+    "num_attention_heads": 16,
+    "num_key_value_heads": 2,
+    "head_dim": 256,
+    "full_attention_interval": 4,
+    "linear_num_key_heads": 16,
+    "linear_num_value_heads": 32,
+    "linear_key_head_dim": 128,
+    "linear_value_head_dim": 128,
+    "linear_conv_kernel_dim": 4,
+    "intermediate_size": 5120,
+    "num_experts": 512,
+    "num_experts_per_tok": 10,
+    "moe_intermediate_size": 512,
+    "shared_expert_intermediate_size": 512,
+    "vocab_size": 151936,
+    "max_position_embeddings": 262144,
+    "torch_dtype": "bfloat16",
+}
+
+# openai/gpt-oss-120b's config.json (the keys the planner reads): 36 layers, sliding and full attention in turn
+GPT_OSS_120B: dict[str, Any] = {
+    "architectures": ["GptOssForCausalLM"],
+    "model_type": "gpt_oss",
+    "num_hidden_layers": 36,
+    "hidden_size": 2880,
+    "num_attention_heads": 64,
+    "num_key_value_heads": 8,
+    "head_dim": 64,
+    "layer_types": ["sliding_attention", "full_attention"] * 18,
+    "sliding_window": 128,
+    "intermediate_size": 2880,
+    "num_local_experts": 128,
+    "num_experts_per_tok": 4,
+    "vocab_size": 201088,
+    "max_position_embeddings": 131072,
+    "torch_dtype": "bfloat16",
+}
+
+
+def _printed(config: dict[str, Any], version: str, tp: int, dtype: str, available_gib: float, length: int) -> Any:
+    info = model_info_from_config(config)
+    groups = kv_groups(info, dtype, tp=tp, params=PlannerParams(engine="v1", vllm_version=version), batched_tokens=8192)
+    assert groups is not None
+    blocks = int(available_gib * GiB) // groups.block_bytes
+    return groups, groups.reported_tokens(blocks, length), blocks / groups.blocks_per_request(length)
+
+
+def test_qwen3_next_on_two_h200s() -> None:
+    # https://github.com/search?q=%22GPU+KV+cache+size%3A+973%2C760+tokens%22&type=code (a terminal capture of
+    # `python -m vllm.entrypoints.openai.api_server --model .../Qwen3-Next-80B-A3B-Instruct --tensor-parallel-size 2`):
+    #   INFO 10-23 15:10:22 [config.py:390] Setting attention block size to 544 tokens to ensure that attention page
+    #   size is >= mamba page size.
+    #   (Worker_TP0 pid=1806413) INFO 10-23 15:14:30 [gpu_worker.py:298] Available KV cache memory: 44.59 GiB
+    #   (EngineCore_DP0 pid=1805889) INFO 10-23 15:14:30 [kv_cache_utils.py:1028] GPU KV cache size: 973,760 tokens
+    #   (EngineCore_DP0 pid=1805889) INFO 10-23 15:14:30 [kv_cache_utils.py:1032] Maximum concurrency for 262,144
+    #   tokens per request: 14.77x
+    groups, tokens, conc = _printed(QWEN3_NEXT, "0.10.2", 2, "auto", 44.59, 262144)
+    assert (groups.block_size, groups.groups, groups.group_size) == (544, 4, 12)
+    assert abs(tokens - 973_760) <= 544  # 44.59 GiB is printed to 0.01 GiB
+    assert conc == pytest.approx(14.77, abs=0.01)
+
+
+def test_qwen3_next_4_bit_with_an_fp8_cache_on_two_l40s() -> None:
+    # https://github.com/search?q=%22GPU+KV+cache+size%3A+767%2C552+tokens%22&type=code (docker-compose logs of
+    # vLLM 0.13.0, --kv-cache-dtype fp8, --max-model-len 32768, TP 2):
+    #   (APIServer pid=1) INFO 02-12 19:46:31 [config.py:439] Setting attention block size to 1072 tokens to ensure
+    #   that attention page size is >= mamba page size.
+    #   (Worker_TP0 pid=306) INFO 02-12 19:50:09 [gpu_worker.py:375] Available KV cache memory: 17.58 GiB
+    #   (EngineCore_DP0 pid=241) INFO 02-12 19:50:09 [kv_cache_utils.py:1291] GPU KV cache size: 767,552 tokens
+    #   (EngineCore_DP0 pid=241) INFO 02-12 19:50:09 [kv_cache_utils.py:1296] Maximum concurrency for 32,768 tokens
+    #   per request: 84.29x
+    groups, tokens, conc = _printed(QWEN3_NEXT, "0.13.0", 2, "fp8", 17.58, 32768)
+    assert groups.block_size == 1072  # the recurrent state stays in bf16: its page is twice the fp8 attention's
+    assert abs(tokens - 767_552) <= 1072
+    assert conc == pytest.approx(84.29, abs=0.05)
+
+
+def test_gpt_oss_120b_on_one_h100() -> None:
+    # https://blog.huikang.dev/2025/12/28/vllm-logs.html (vLLM 0.11.2, gpu_memory_utilization 0.96,
+    # max_model_len 98304):
+    #   (EngineCore_DP0 pid=289) INFO 11-28 11:58:41 [gpu_worker.py:359] Available KV cache memory: 8.99 GiB
+    #   (EngineCore_DP0 pid=289) INFO 11-28 11:58:41 [kv_cache_utils.py:1229] GPU KV cache size: 130,960 tokens
+    #   (EngineCore_DP0 pid=289) INFO 11-28 11:58:41 [kv_cache_utils.py:1234] Maximum concurrency for 98,304
+    #   tokens per request: 2.46x
+    groups, tokens, conc = _printed(GPT_OSS_120B, "0.11.2", 1, "auto", 8.99, 98304)
+    assert (groups.block_size, groups.groups) == (16, 2)
+    assert abs(tokens - 130_960) <= 80  # 0.005 GiB of print rounding is 9 blocks of the pool, 4.5 per group
+    assert conc == pytest.approx(2.46, abs=0.01)
+
+
+def test_the_printed_figure_changed_meaning_in_0_21_but_not_the_longest_request() -> None:
+    # up to 0.20 vLLM prints the blocks shared among its groups; from 0.21 concurrency x max_model_len. The
+    # longest request the cache holds is the same in both: what max_model_len is checked against
+    info = model_info_from_config(QWEN3_NEXT)
+
+    def at(version: str) -> Any:
+        p = PlannerParams(engine="v1", vllm_version=version, max_num_batched_tokens=8192)
+        return budget(info, int(139.8 * GiB), 0.9, tp=2, max_model_len=262144, params=p)
+
+    old, new = at("0.20.0"), at("0.21.0")
+    assert old.kv_bytes == new.kv_bytes
+    assert old.kv_tokens < new.kv_tokens == int(new.concurrency_at(262144) * 262144)
+    assert old.longest_request == new.longest_request > 3 * old.kv_tokens  # 4 groups share the blocks
+    # a sliding-window request keeps its window and the batches in flight, a linear-attention one its states
+    assert old.longest_request < old.blocks * old.block_size
+
+
+def test_a_plan_for_a_hybrid_model_is_made_on_the_longest_request() -> None:
+    info = model_info_from_config(QWEN3_NEXT)
+    p = PlannerParams(engine="v1", vllm_version="0.11.0")
+    plan = first_fit(info, [int(139.8 * GiB)] * 2, tp=2, params=p)
+    assert plan.fits and plan.max_model_len == 262144
+    # counting every layer as full attention would have held 4x fewer tokens per request
+    assert plan.budget.longest_request > 3 * plan.budget.kv_tokens
+    # V0 and V1 before 0.9.2 treat sliding-window layers as full ones: no groups
+    gpt = model_info_from_config(GPT_OSS_120B)
+    assert kv_groups(gpt, params=PlannerParams(engine="v1", vllm_version="0.9.0")) is None
+    assert kv_groups(gpt, params=PlannerParams(engine="v0")) is None
+
+
+def test_plan_plans_a_hybrid_model(cli: Callable[..., CliResult], tmp_path: Path) -> None:
+    model = tmp_path / "Qwen3-Next-80B-A3B-Instruct"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps(QWEN3_NEXT))
+    r = cli("plan", "--model", model, "--gpu", "80GiB", "--tp", "4", "--vllm-version", "0.11.0", "--json")
+    assert r.code == 0, r.err
+    out = json.loads(r.out)
+    assert out["hybrid"] == "12 full-attention + 36 linear-attention (Gated DeltaNet) layers"
+    assert out["longest_request"] > out["kv_tokens"] > 0
+    assert any(row["item"] == "longest request" for row in out["budget"])
