@@ -156,3 +156,17 @@ def test_plan_plans_a_hybrid_model(cli: Callable[..., CliResult], tmp_path: Path
     assert out["hybrid"] == "12 full-attention + 36 linear-attention (Gated DeltaNet) layers"
     assert out["longest_request"] > out["kv_tokens"] > 0
     assert any(row["item"] == "longest request" for row in out["budget"])
+
+
+def test_a_hybrids_start_log_calibrates_on_its_gib_figure() -> None:
+    # the token figure of a hybrid is not tokens x bytes per token: from 0.21 it is concurrency x max_model_len
+    from vllm_guard.core.planner import Reported, reported_kv_bytes
+
+    info = model_info_from_config(QWEN3_NEXT)
+    common = {"gpu_bytes": int(139.8 * GiB), "util": 0.9, "tp": 2}
+    with_gib = Reported(**common, kv_tokens=1_741_753, kv_cache_bytes=int(44.59 * GiB), vllm_version="0.22.0")
+    assert reported_kv_bytes(info, with_gib) == int(44.59 * GiB)
+    assert reported_kv_bytes(info, Reported(**common, kv_tokens=1_741_753, vllm_version="0.22.0")) is None
+    # up to 0.20 the figure is the blocks shared among the groups: the pool's bytes follow
+    shared = reported_kv_bytes(info, Reported(**common, kv_tokens=973_760, vllm_version="0.10.2"))
+    assert shared is not None and abs(shared - 44.59 * GiB) < 0.03 * GiB  # to the groups x one block

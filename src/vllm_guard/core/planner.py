@@ -1896,13 +1896,17 @@ def reported_kv_bytes(info: ModelInfo, reported: Reported) -> int | None:
     Tokens (or blocks) are exact to a block and win; 0 tokens only says "none", so a (negative) GiB figure
     then says by how much the start fell short. A concurrency figure gives a range of tokens, narrowed by a
     GiB figure when there is one; the lowest whole block in it is taken."""
-    per = kv_bytes_per_token(
-        info,
-        reported.kv_cache_dtype,
-        tp=reported.tp,
-        pp=reported.pp,
-        params=PlannerParams(engine=reported.engine or "v1", vllm_version=reported.vllm_version),
-    )
+    at = PlannerParams(engine=reported.engine or "v1", vllm_version=reported.vllm_version)
+    groups = kv_groups(info, reported.kv_cache_dtype, tp=reported.tp, pp=reported.pp, params=at)
+    if groups is not None:
+        # a hybrid's token figure is the blocks shared among its groups up to 0.20, concurrency x max_model_len
+        # after: the GiB figure ("Available KV cache memory") says the bytes without that reading
+        if reported.kv_cache_bytes is not None:
+            return reported.kv_cache_bytes
+        if reported.kv_tokens is not None and groups.share_report:
+            return reported.kv_tokens // groups.block_size * groups.groups * groups.block_bytes
+        return None
+    per = kv_bytes_per_token(info, reported.kv_cache_dtype, tp=reported.tp, pp=reported.pp, params=at)
     bs = reported.block_size
     if reported.kv_tokens is not None and (reported.kv_tokens > 0 or reported.kv_cache_bytes is None):
         return reported.kv_tokens * per
