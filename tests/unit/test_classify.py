@@ -451,6 +451,73 @@ def test_an_exception_line_pasted_without_its_traceback_is_a_failure() -> None:
     assert classify(served).kind is K.NONE
 
 
+@pytest.mark.parametrize(
+    ("lines", "kind"),
+    [
+        pytest.param(
+            # https://github.com/LMCache/LMCache/issues/3163 (a KV connector turned the hybrid manager off)
+            [
+                "(Worker_TP0 pid=98743) ERROR 04-30 19:50:08 [multiproc_executor.py:949] ValueError: Hybrid KV cache "
+                "manager is disabled but failed to convert the KV cache specs to one unified type."
+            ],
+            K.BAD_ARGUMENTS,
+            id="hybrid-manager-disabled",
+        ),
+        pytest.param(
+            # https://github.com/spark-arena/recipe-registry/issues/23 (pydantic's line under a config's errors)
+            ["(APIServer pid=74)   Value error, Unknown attention backend: 'B12X_MLA_SPARSE'. Valid options are: "],
+            K.BAD_ARGUMENTS,
+            id="pydantic-value-error",
+        ),
+        pytest.param(
+            # https://github.com/MiaAI-Lab/DeepSeek-v4.1-Flash-DGX-Sparks/issues/14 (NCCL's RDMA registration)
+            ["Call to ibv_reg_mr_iova2 failed with error Cannot allocate memory"],
+            K.DISTRIBUTED_ERROR,
+            id="nccl-ib-verbs",
+        ),
+        pytest.param(
+            # https://github.com/vedantdev-100/vLLM_local/blob/d32bf722797124bffee803dc32989a43a2f67ac4/vllm.log
+            ["(EngineCore pid=2391) ERROR 09-10 12:22:13 [core.py:1346] RuntimeError: UVA is not available"],
+            K.GPU_DRIVER_ERROR,
+            id="uva-unavailable",
+        ),
+        pytest.param(
+            # https://github.com/timothystewart6/vllm-gb10/issues/67 (a checkpoint reader's frame)
+            [
+                'File ".../vllm/model_executor/model_loader/weight_utils.py", line 1141, in '
+                "instanttensor_weights_iterator",
+                "    with instanttensor.safe_open(",
+                "TypeError: safe_open.__init__() got an unexpected keyword argument 'copy'",
+            ],
+            K.MODEL_LOAD_ERROR,
+            id="weights-iterator-frame",
+        ),
+        pytest.param(
+            # https://github.com/generative-computing/granite-switch/issues/123 (the message wrapped as pasted)
+            [
+                "Process 26825 has 56.03 GiB memory in use",
+                "ValueError: Free memory on device cuda:0 (22.27/79.25 GiB) on startup is less than",
+                "  desired GPU memory utilization (0.7, 55.48 GiB)",
+                "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 6.13 GiB",
+            ],
+            K.VRAM_HELD,
+            id="free-memory-wrapped",
+        ),
+    ],
+)
+def test_texts_of_recent_releases_and_their_platforms(lines: list[str], kind: FailureKind) -> None:
+    assert classify(lines).kind is kind
+
+
+def test_a_more_exact_text_on_a_pydantic_line_names_its_own_kind() -> None:
+    # https://github.com/Tencent-Hunyuan/HunyuanOCR/issues/4: the installed transformers does not know the model
+    line = (
+        "Value error, The checkpoint you are trying to load has model type `hunyuan_vl` but Transformers does not "
+        "recognize this architecture."
+    )
+    assert classify([line]).kind is K.MODEL_LOAD_ERROR
+
+
 # --- hard negatives ------------------------------------------------------------------------------
 
 BENIGN_LINES = [

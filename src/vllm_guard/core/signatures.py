@@ -192,8 +192,10 @@ SIGNATURES: tuple[Signature, ...] = (
         "vram-free-less-than-desired",
         K.VRAM_HELD,
         ROOT,
-        ("less than desired GPU memory utilization",),
+        ("less than desired GPU memory utilization", "on startup is less than"),
         _vllm("vllm/v1/worker/gpu_worker.py", "Worker.init_device", "0.9.2-"),
+        # a terminal or a paste may wrap the message after "less than"
+        pattern=r"less than desired GPU memory utilization|Free memory on device.{0,60} on startup is less than",
         phase=Phase.LOAD,
         numbers="vram",
     ),
@@ -596,6 +598,23 @@ SIGNATURES: tuple[Signature, ...] = (
         _vllm("vllm/config.py", "ModelConfig.verify_with_parallel_config", "0.4.0-"),
         pattern=r"must be divisible by|is not divisible by|should be divisible by",
     ),
+    # a KV connector (or the flag) turned the hybrid KV cache manager off for a model that needs it
+    Signature(
+        "args-hybrid-manager-disabled",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        ("Hybrid KV cache manager is disabled but",),
+        _vllm("vllm/v1/core/kv_cache_utils.py", "unify_hybrid_kv_cache_specs", "0.9.2-"),
+        hint="this model needs vLLM's hybrid KV cache manager: drop --disable-hybrid-kv-cache-manager, or the KV "
+        "connector (--kv-transfer-config) that turns it off",
+    ),
+    Signature(
+        "args-chat-template-missing",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        ("appears path-like, but doesn't exist",),
+        _vllm("vllm/entrypoints/chat_utils.py", "validate_chat_template", "0.5.0-"),
+    ),
     Signature(
         "args-bf16-compute-capability",
         K.BAD_ARGUMENTS,
@@ -779,6 +798,17 @@ SIGNATURES: tuple[Signature, ...] = (
         r"|a PTX JIT compilation failed|CUDA_ERROR_UNSUPPORTED_PTX_VERSION|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"
         r"|unsupported display driver / cuda driver combination|cudaErrorUnsupportedPtxVersion",
     ),
+    # V1's model runner 2 keeps request state in pinned host memory the GPU maps (UVA); vLLM reports it missing
+    # where pinned memory is not available, as under WSL
+    Signature(
+        "driver-uva-unavailable",
+        K.GPU_DRIVER_ERROR,
+        ROOT,
+        ("UVA is not available",),
+        _vllm("vllm/v1/worker/gpu/buffer_utils.py", "UvaBuffer.__init__", "0.28.0-"),
+        hint="vLLM's V2 model runner needs pinned host memory mapped into the GPU (UVA), which this platform (WSL, "
+        "some containers) does not give: set VLLM_USE_V2_MODEL_RUNNER=0 in the unit's environment",
+    ),
     Signature(
         "driver-no-device",
         K.GPU_DRIVER_ERROR,
@@ -882,6 +912,16 @@ SIGNATURES: tuple[Signature, ...] = (
         pattern=r"NCCL error|ncclUnhandledCudaError|ncclSystemError|ncclInternalError|ncclInvalidUsage|ncclRemoteError"
         r"|NCCL communicator was aborted|is setting up NCCL communicator|NCCL WARN|ProcessGroupNCCL.*(?:timeout|abort)"
         r"|NCCL_ERROR",
+    ),
+    # NCCL's InfiniBand / RoCE transport (src/misc/ibvwrap.cc): a verbs call that failed, memory registration
+    # included ("Cannot allocate memory" is the RDMA registration's errno, not the host's RAM)
+    Signature(
+        "dist-ib-verbs",
+        K.DISTRIBUTED_ERROR,
+        DISTRIBUTED,
+        ("Call to ibv_",),
+        Source("nccl", "src/misc/ibvwrap.cc", "wrap_ibv_* (IBV_INT_CHECK_RET_ERRNO)", "2.4-"),
+        pattern=r"Call to ibv_\w+ failed",
     ),
     Signature(
         "dist-watchdog-timeout",
@@ -1099,6 +1139,17 @@ SIGNATURES: tuple[Signature, ...] = (
         Source("linux", "the shell's and docker's report of a crashed process", "job status", "all"),
         pattern=r"Segmentation fault|core dumped|exited with code [1-9]|SIGSEGV|SIGABRT|^Aborted\b|Fatal Python error",
     ),
+    # pydantic's line for a validator's ValueError, under "N validation error(s) for SomeConfig": vLLM's configs
+    # are pydantic dataclasses, so a value its checks refused. Last in the table: a more exact text on the same
+    # line (a model the installed transformers does not know) names its own kind first.
+    Signature(
+        "args-pydantic-value-error",
+        K.BAD_ARGUMENTS,
+        ROOT_WEAK,
+        ("Value error, ",),
+        Source("pydantic", "pydantic_core ValidationError", "ValidationError.__str__ (value_error)", "2.0-"),
+        pattern=r"(?:^|\s)Value error, \S",
+    ),
 )
 
 
@@ -1187,6 +1238,15 @@ FRAMES: tuple[Frame, ...] = (
         "_process_weights_after_loading",
         "process_weights_after_loading",
         "safetensors_weights_iterator",
+        # the other checkpoint readers of vllm/model_executor/model_loader/weight_utils.py
+        "fastsafetensors_weights_iterator",
+        "runai_safetensors_weights_iterator",
+        "instanttensor_weights_iterator",
+        "multi_thread_safetensors_weights_iterator",
+        "pt_weights_iterator",
+        "multi_thread_pt_weights_iterator",
+        "np_cache_weights_iterator",
+        "gguf_quant_weights_iterator",
         "_get_weights_iterator",
         "init_device",
         "download_model",
@@ -1560,6 +1620,14 @@ FRAME_KINDS: tuple[FrameKind, ...] = (
         "_load_weights",
         "weight_loader",
         "safetensors_weights_iterator",
+        "fastsafetensors_weights_iterator",
+        "runai_safetensors_weights_iterator",
+        "instanttensor_weights_iterator",
+        "multi_thread_safetensors_weights_iterator",
+        "pt_weights_iterator",
+        "multi_thread_pt_weights_iterator",
+        "np_cache_weights_iterator",
+        "gguf_quant_weights_iterator",
         "_get_weights_iterator",
         "_prepare_weights",
         "download_model",
@@ -1578,6 +1646,9 @@ FRAME_KINDS: tuple[FrameKind, ...] = (
         "_get_and_verify_dtype",
         "verify_and_update_config",
         "check_and_update_config",
+        # the OpenAI server's own argument checks (vllm/entrypoints/openai/cli_args.py)
+        "validate_parsed_serve_args",
+        "validate_chat_template",
     ),
     *_frame_kinds(
         K.DISTRIBUTED_ERROR,
