@@ -881,8 +881,8 @@ def _port_from_args(lines: Sequence[str], index: int) -> int | None:
 
 def _uncaught_hits(lines: Sequence[str], scan: _Scan) -> list[_Hit]:
     """The first uncaught exception (or cut traceback) the server did not survive, read through its frames."""
-    # a paste that kept only an exception's last line stands for it when no traceback is in the excerpt
-    ends = sorted(scan.exception_lines + scan.cut_tracebacks) or scan.loose_exceptions
+    # a paste that kept only an exception's last line stands for it as its traceback would
+    ends = sorted(scan.exception_lines + scan.cut_tracebacks + scan.loose_exceptions)
     for index in ends:
         if _recovered_after(lines, index, scan.starts):
             continue
