@@ -170,3 +170,12 @@ def test_a_hybrids_start_log_calibrates_on_its_gib_figure() -> None:
     # up to 0.20 the figure is the blocks shared among the groups: the pool's bytes follow
     shared = reported_kv_bytes(info, Reported(**common, kv_tokens=973_760, vllm_version="0.10.2"))
     assert shared is not None and abs(shared - 44.59 * GiB) < 0.03 * GiB  # to the groups x one block
+
+
+def test_a_quantization_the_planner_does_not_know_is_said(cli: Callable[..., CliResult], tmp_path: Path) -> None:
+    # gpt-oss's MXFP4 checkpoint from its config.json alone: the weights are estimated at 16 bits, and the plan says so
+    model = tmp_path / "gpt-oss-120b"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps({**GPT_OSS_120B, "quantization_config": {"quant_method": "mxfp4"}}))
+    out = json.loads(cli("plan", "--model", model, "--gpu", "80GiB", "--json").out)
+    assert any("quantization (mxfp4) is not modelled" in n for n in out["notes"]), out["notes"]

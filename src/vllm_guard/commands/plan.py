@@ -431,6 +431,12 @@ def run(args: argparse.Namespace) -> int:
                 "the GPU's name is not known: planned with the larger batch defaults vLLM takes on a card of 70 "
                 "GiB or more; on an A100 it takes the smaller ones and leaves more for the KV cache (pass --gpu-name)"
             )
+    quant = info.quantization
+    if info.weights is None and quant is not None and quant.bits is None:
+        size_notes.append(
+            f"the checkpoint's quantization ({quant.method}) is not modelled: its weights were estimated at "
+            f"{info.dtype}, which overstates them; a model folder with its *.safetensors files gives their exact size"
+        )
     calibrated = None
     band = kv_band(info, params)  # the band of a plan from config.json: wider for a multimodal encoder
     margin = band
