@@ -2055,8 +2055,7 @@ def gpu_card(text: str, gpu_name: str | None = None) -> CardSize:
     name says so), since vLLM plans on what CUDA reports. A size in GiB (or a fraction of GB) is taken as what CUDA
     reports, as vLLM prints it in total_gpu_memory."""
     total, note = parse_gpu_size(text)
-    m = _SIZE.match(text)
-    if note is None or m is None or "." in m.group(1):
+    if note is None or "." in text:  # a note: a bare GB on a number; a fraction is not a card's size
         return CardSize(total, 0, (note,) if note else ())
     ecc = bool(gpu_name and _ECC_BY_DEFAULT.search(gpu_name))
     kept = total // 16 if ecc else 0

@@ -1169,6 +1169,19 @@ def _frames(phase: Phase, source: Source, *names: str) -> tuple[Frame, ...]:
 # Loading the weights: a device OOM here is the weights themselves (only a smaller model fixes it).
 # Profiling / KV cache allocation / CUDA-graph capture / warm-up: the weights fit; what follows did not.
 # Serving: the engine's step loop; checked only after the two above (execute_model also runs in profile_run).
+# The checkpoint readers of vllm/model_executor/model_loader/weight_utils.py: a frame in one is loading
+CHECKPOINT_READERS: tuple[str, ...] = (
+    "safetensors_weights_iterator",
+    "fastsafetensors_weights_iterator",
+    "runai_safetensors_weights_iterator",
+    "instanttensor_weights_iterator",
+    "multi_thread_safetensors_weights_iterator",
+    "pt_weights_iterator",
+    "multi_thread_pt_weights_iterator",
+    "np_cache_weights_iterator",
+    "gguf_quant_weights_iterator",
+)
+
 FRAMES: tuple[Frame, ...] = (
     *_frames(
         Phase.PROFILE,
@@ -1237,16 +1250,7 @@ FRAMES: tuple[Frame, ...] = (
         "weight_loader",
         "_process_weights_after_loading",
         "process_weights_after_loading",
-        "safetensors_weights_iterator",
-        # the other checkpoint readers of vllm/model_executor/model_loader/weight_utils.py
-        "fastsafetensors_weights_iterator",
-        "runai_safetensors_weights_iterator",
-        "instanttensor_weights_iterator",
-        "multi_thread_safetensors_weights_iterator",
-        "pt_weights_iterator",
-        "multi_thread_pt_weights_iterator",
-        "np_cache_weights_iterator",
-        "gguf_quant_weights_iterator",
+        *CHECKPOINT_READERS,
         "_get_weights_iterator",
         "init_device",
         "download_model",
@@ -1619,15 +1623,7 @@ FRAME_KINDS: tuple[FrameKind, ...] = (
         "load_weights",
         "_load_weights",
         "weight_loader",
-        "safetensors_weights_iterator",
-        "fastsafetensors_weights_iterator",
-        "runai_safetensors_weights_iterator",
-        "instanttensor_weights_iterator",
-        "multi_thread_safetensors_weights_iterator",
-        "pt_weights_iterator",
-        "multi_thread_pt_weights_iterator",
-        "np_cache_weights_iterator",
-        "gguf_quant_weights_iterator",
+        *CHECKPOINT_READERS,
         "_get_weights_iterator",
         "_prepare_weights",
         "download_model",
