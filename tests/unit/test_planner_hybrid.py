@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import CliResult
-from vllm_guard.core.modelinfo import model_info_from_config
+from vllm_guard.core.modelinfo import model_info_from_config, weights_from_headers
 from vllm_guard.core.planner import GiB, PlannerParams, budget, first_fit, kv_groups
 
 pytestmark = pytest.mark.unit
@@ -179,3 +179,88 @@ def test_a_quantization_the_planner_does_not_know_is_said(cli: Callable[..., Cli
     (model / "config.json").write_text(json.dumps({**GPT_OSS_120B, "quantization_config": {"quant_method": "mxfp4"}}))
     out = json.loads(cli("plan", "--model", model, "--gpu", "80GiB", "--json").out)
     assert any("quantization (mxfp4) is not modelled" in n for n in out["notes"]), out["notes"]
+
+
+def test_qwen3_next_weights_as_vllm_loads_them() -> None:
+    # vLLM builds a Gated DeltaNet layer in place of attention in three layers of four, and gives the full-attention
+    # layers a gated query projection twice as wide (vllm/model_executor/models/qwen3_next.py). The same start as
+    # test_qwen3_next_on_two_h200s printed, per rank of TP 2:
+    #   (Worker_TP0 pid=1806413) INFO 10-23 15:14:18 [gpu_model_runner.py:2392] Model loading took 74.2812 GiB and
+    #   215.831224 seconds
+    info = model_info_from_config(QWEN3_NEXT)
+    assert info.attn_output_gate and info.hybrid is not None and info.hybrid.linear == 36
+    per_rank = info.estimated_weight_bytes() / 2 / GiB
+    assert abs(per_rank - 74.2812) < 0.2, per_rank  # counted as 48 attention layers it was 73.6
+    # a GDN layer: q, k, v, z (2 x 2048 + 2 x 4096 wide), b and a (32 each), the conv over q, k and v (8192 x 4),
+    # A_log and dt_bias, the gated norm (128) and the output projection (4096 -> 2048)
+    h = 2048
+    assert info._gated_delta_net_params() == h * 12288 + h * 64 + 8192 * 4 + 64 + 128 + 4096 * h
+
+
+# The text and vision geometry of a Qwen3.5 dense checkpoint of 27B (Qwen3_5ForConditionalGeneration: the config
+# nests text_config and vision_config; 64 layers, every fourth full attention; the keys the planner reads)
+QWEN35_27B: dict[str, Any] = {
+    "architectures": ["Qwen3_5ForConditionalGeneration"],
+    "model_type": "qwen3_5",
+    "tie_word_embeddings": False,
+    "text_config": {
+        "model_type": "qwen3_5_text",
+        "attn_output_gate": True,
+        "dtype": "bfloat16",
+        "head_dim": 256,
+        "hidden_size": 5120,
+        "intermediate_size": 17408,
+        "layer_types": ["linear_attention", "linear_attention", "linear_attention", "full_attention"] * 16,
+        "linear_conv_kernel_dim": 4,
+        "linear_key_head_dim": 128,
+        "linear_num_key_heads": 16,
+        "linear_num_value_heads": 48,
+        "linear_value_head_dim": 128,
+        "max_position_embeddings": 262144,
+        "num_attention_heads": 24,
+        "num_hidden_layers": 64,
+        "num_key_value_heads": 4,
+        "vocab_size": 248320,
+    },
+    "vision_config": {
+        "model_type": "qwen3_5_vision",
+        "depth": 27,
+        "hidden_size": 1152,
+        "intermediate_size": 4304,
+        "num_heads": 16,
+        "in_channels": 3,
+        "patch_size": 16,
+        "spatial_merge_size": 2,
+        "temporal_patch_size": 2,
+        "out_hidden_size": 5120,
+        "num_position_embeddings": 2304,
+    },
+}
+
+
+def test_qwen3_5_is_read_as_vllm_builds_it() -> None:
+    # vllm/model_executor/models/qwen3_5.py: Qwen3.5 decoder layers are Qwen3-Next's (GDN or gated attention, a
+    # dense MLP), its vision tower and processor Qwen3-VL's, and its loader skips the checkpoint's "mtp." layer
+    info = model_info_from_config(QWEN35_27B)
+    assert info.hybrid is not None and (info.hybrid.full, info.hybrid.linear) == (16, 48)
+    assert info.attn_output_gate and info.vision is not None and info.vision.kind == "qwen3_vl"
+    h, layers = 5120, 64
+    full_attn = h * 6144 * 2 + 2 * h * 1024 + 6144 * h + 6144 + 2 * 1024
+    mlp = 3 * h * 17408
+    gdn = info._gated_delta_net_params()
+    assert info.param_count() == 16 * full_attn + 48 * gdn + layers * (mlp + 2 * h) + 2 * 248320 * h + h
+    assert 26.8e9 < info.param_count() < 27.0e9
+    headers = [
+        (
+            "a.safetensors",
+            100,
+            {
+                "model.language_model.w": {"dtype": "BF16", "shape": [10], "data_offsets": [0, 1000]},
+                "model.visual.w": {"dtype": "BF16", "shape": [2], "data_offsets": [1000, 1300]},
+                "mtp.w": {"dtype": "BF16", "shape": [3], "data_offsets": [1300, 1800]},
+            },
+        )
+    ]
+    with_w = info.with_weights(weights_from_headers(headers))
+    assert with_w.estimated_weight_bytes() == 1300  # the MTP layer is loaded only by a draft model
+    assert with_w.vision_weight_bytes() == 300

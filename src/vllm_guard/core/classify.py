@@ -764,23 +764,32 @@ def _root_cause_in(line: str, lines: Sequence[str], index: int, hits: list[_Hit]
 _GOT_PAST_LEVEL_RE = re.compile(r"(?:^|[\s)\]])(?:INFO|DEBUG|WARNING|WARN)[\s:]")
 
 
+def _exception_line(line: str) -> tuple[str, bool] | None:
+    """An exception line as Python ends a traceback with: its stripped text, and whether it is a failure (not a
+    deliberate exit or a cancelled task); None: not an exception line."""
+    if "rror" not in line and "xception" not in line and "Exit" not in line and "Interrupt" not in line:
+        return None
+    text = strip_prefixes(line)
+    if not _EXC_LINE_RE.match(text):
+        return None
+    return text, _NOT_A_FAILURE_RE.match(text) is None
+
+
 def _loose_exception(line: str) -> bool:
     """An exception line with no traceback above it: Python prints one above every uncaught exception, so this
     is a paste that kept only the last line. A message logged at a level the program goes on from is not one."""
-    text = strip_prefixes(line)
-    if not _EXC_LINE_RE.match(text) or _NOT_A_FAILURE_RE.match(text):
+    found = _exception_line(line)
+    if found is None or not found[1]:
         return False
-    return _GOT_PAST_LEVEL_RE.search(line[: max(0, len(line) - len(text))]) is None
+    return _GOT_PAST_LEVEL_RE.search(line[: max(0, len(line) - len(found[0]))]) is None
 
 
 def _ends_traceback(line: str, index: int, exception_lines: list[int]) -> bool:
     """Record the exception line that ends a traceback (not a deliberate exit); False: not one."""
-    if "rror" not in line and "xception" not in line and "Exit" not in line and "Interrupt" not in line:
+    found = _exception_line(line)
+    if found is None:
         return False
-    text = strip_prefixes(line)
-    if not _EXC_LINE_RE.match(text):
-        return False
-    if not _NOT_A_FAILURE_RE.match(text):
+    if found[1]:
         exception_lines.append(index)
     return True
 

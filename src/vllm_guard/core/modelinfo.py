@@ -238,6 +238,9 @@ class ModelInfo:
     # the layers of a model that vLLM's hybrid KV cache manager groups (None: every layer full attention, or a
     # layout the planner does not model, which ``unmodelled_layout`` then names)
     hybrid: HybridLayout | None = None
+    # a sigmoid gate on the attention output, projected with the queries: q_proj is twice as wide
+    # (vllm/model_executor/models/qwen3_next.py Qwen3NextAttention: attn_output_gate, default on; Qwen3.5 too)
+    attn_output_gate: bool = False
 
     @property
     def is_moe(self) -> bool:
@@ -265,7 +268,10 @@ class ModelInfo:
         h, layers = self.hidden_size, self.num_layers
         q = self.num_attention_heads * self.head_dim
         kv = self.kv_heads * self.head_dim
-        attn = h * q + 2 * h * kv + q * h + q + 2 * kv  # q, k, v, o projections and the qkv biases
+        gate = h * q if self.attn_output_gate else 0
+        attn = h * q + gate + 2 * h * kv + q * h + q + 2 * kv  # q (and gate), k, v, o projections, qkv biases
+        linear = self.hybrid.linear if self.hybrid is not None else 0  # Gated DeltaNet layers in place of attention
+        attention = (layers - linear) * attn + (linear * self._gated_delta_net_params() if linear else 0)
         if self.is_moe:
             expert = 3 * h * self.moe_intermediate_size
             shared = 3 * h * self.shared_expert_intermediate_size
@@ -275,7 +281,26 @@ class ModelInfo:
         norms = 2 * h
         embed = self.vocab_size * h
         head = 0 if self.tie_word_embeddings else self.vocab_size * h
-        return layers * (attn + mlp + norms) + embed + head + h
+        return attention + layers * (mlp + norms) + embed + head + h
+
+    def _gated_delta_net_params(self) -> int:
+        """One Gated DeltaNet layer (vllm/model_executor/models/qwen3_next.py Qwen3NextGatedDeltaNet, the shared
+        QwenGatedDeltaNetAttention of later releases): the q, k, v and z projections, the b and a projections
+        (one each per value head), the causal conv over q, k and v, A_log and dt_bias, the gated norm and the
+        output projection."""
+        g = self.hybrid
+        assert g is not None
+        h = self.hidden_size
+        key = g.linear_key_heads * g.linear_key_head_dim
+        value = g.linear_value_heads * g.linear_value_head_dim
+        return (
+            h * (2 * key + 2 * value)
+            + h * 2 * g.linear_value_heads
+            + (2 * key + value) * g.linear_conv_kernel
+            + 2 * g.linear_value_heads
+            + g.linear_value_head_dim
+            + value * h
+        )
 
     def vision_weight_bytes(self) -> int:
         """Bytes of the vision tower: its tensors in the headers ("visual.*", "model.visual.*",
@@ -357,6 +382,8 @@ def _vision_kind(cfg: Mapping[str, Any], vc: Mapping[str, Any]) -> str | None:
         if isinstance(x, str)
     )
     if "qwen3_vl" in names or "qwen3vl" in names:
+        return "qwen3_vl"
+    if "qwen3_5" in names:  # Qwen3.5 and Qwen3.5-MoE: Qwen3-VL's tower and processor (vllm/.../models/qwen3_5.py)
         return "qwen3_vl"
     if "qwen2_5" in names or "qwen2.5" in names:  # Qwen2.5-VL, and Qwen2.5-Omni's thinker
         return "qwen2_5_vl"
@@ -662,9 +689,10 @@ def model_info_from_config(cfg: Mapping[str, Any], *, where: str = "config.json"
         # the first Qwen's config.json gives both gated projections together: vllm/model_executor/models/qwen.py
         # builds QWenMLP(hidden_size, intermediate_size // 2) (w1 and w2 of that width, c_proj back)
         intermediate //= 2
+    model_type = str(c.get("model_type", "unknown"))
     return ModelInfo(
         architecture=arch,
-        model_type=str(c.get("model_type", "unknown")),
+        model_type=model_type,
         num_layers=layers,
         hidden_size=hidden,
         num_attention_heads=heads,
@@ -692,10 +720,26 @@ def model_info_from_config(cfg: Mapping[str, Any], *, where: str = "config.json"
         qk_nope_head_dim=_int(c, "qk_nope_head_dim", default=0, where=where),
         vision=_vision(cfg, where),
         audio=_audio(cfg, where),
-        # vllm/model_executor/models/qwen2_5_omni_thinker.py loads the thinker's weights only
-        unloaded_prefixes=("talker", "token2wav") if outer is not cfg else (),
+        unloaded_prefixes=_unloaded_prefixes(outer is not cfg, model_type),
+        attn_output_gate=bool(c.get("attn_output_gate", model_type.startswith(_GATED_ATTENTION_TYPES))),
         **_layout(c, layers),
     )
+
+
+# the model types vLLM builds with Qwen3NextAttention, whose attn_output_gate defaults to on, and whose checkpoints
+# carry an MTP layer under "mtp." that the served model does not load ("MTP weights are loaded by the draft model,
+# not this one": vllm/model_executor/models/qwen3_next.py, qwen3_5.py map the prefix away)
+_GATED_ATTENTION_TYPES = ("qwen3_next", "qwen3_5")
+
+
+def _unloaded_prefixes(omni: bool, model_type: str) -> tuple[str, ...]:
+    """Top-level checkpoint prefixes vLLM does not load: Qwen2.5-Omni's talker and vocoder (it serves the thinker),
+    the MTP layer of Qwen3-Next and Qwen3.5 (loaded only by a draft model, --speculative-config)."""
+    if omni:
+        return ("talker", "token2wav")
+    if model_type.startswith(_GATED_ATTENTION_TYPES):
+        return ("mtp",)
+    return ()
 
 
 def _layout(c: Mapping[str, Any], layers: int) -> dict[str, Any]:
