@@ -216,6 +216,7 @@ QWEN35_27B: dict[str, Any] = {
         "linear_num_key_heads": 16,
         "linear_num_value_heads": 48,
         "linear_value_head_dim": 128,
+        "mamba_ssm_dtype": "float32",
         "max_position_embeddings": 262144,
         "num_attention_heads": 24,
         "num_hidden_layers": 64,
@@ -264,3 +265,26 @@ def test_qwen3_5_is_read_as_vllm_builds_it() -> None:
     with_w = info.with_weights(weights_from_headers(headers))
     assert with_w.estimated_weight_bytes() == 1300  # the MTP layer is loaded only by a draft model
     assert with_w.vision_weight_bytes() == 300
+
+
+def test_qwen3_5_keeps_its_recurrent_state_in_float32() -> None:
+    # Qwen3.5's config.json sets mamba_ssm_dtype float32, which vLLM takes as --mamba-ssm-cache-dtype from 0.16
+    # (vllm-project/vllm#34489): the recurrent state in float32, the conv state in the model's dtype. A start of
+    # kaitchup/Qwen3.5-27B-autoround-W4A16 on vLLM 0.19.1, TP 1, bf16, an lm-eval run quoted in a committed agent
+    # transcript (https://github.com/search?q=%22kaitchup%2FQwen3.5-27B-autoround-W4A16%22&type=code):
+    #   INFO 04-25 03:28:52 [config.py:281] Setting attention block size to 784 tokens to ensure that attention
+    #   page size is >= mamba page size.
+    #   INFO 04-25 03:28:52 [config.py:312] Padding mamba page size by 0.13% to ensure that mamba page size and
+    #   attention page size are exactly equal.
+    info = model_info_from_config(QWEN35_27B)
+    assert info.hybrid is not None and info.hybrid.ssm_state_bytes == 4
+    groups = kv_groups(info, "auto", tp=1, params=PlannerParams(engine="v1", vllm_version="0.19.1"))
+    assert groups is not None and groups.block_size == 784
+    state = 3 * (2 * 16 * 128 + 48 * 128) * 2 + 48 * 128 * 128 * 4  # conv (bf16) + recurrent (fp32)
+    assert round(100 * (groups.page - state) / state, 2) == 0.13
+    # in bf16 the state would fit blocks of 400 tokens
+    bf16 = {**QWEN35_27B, "text_config": {**QWEN35_27B["text_config"], "mamba_ssm_dtype": "bfloat16"}}
+    half = kv_groups(
+        model_info_from_config(bf16), "auto", tp=1, params=PlannerParams(engine="v1", vllm_version="0.19.1")
+    )
+    assert half is not None and half.block_size == 400

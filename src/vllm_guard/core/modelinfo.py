@@ -185,6 +185,10 @@ class HybridLayout:
     linear_key_head_dim: int = 0
     linear_value_head_dim: int = 0
     linear_conv_kernel: int = 0
+    # bytes an element of the recurrent state takes when the config sets it (Qwen3.5's mamba_ssm_dtype: float32,
+    # which vLLM takes as --mamba-ssm-cache-dtype from 0.16: vllm/model_executor/models/config.py
+    # Qwen3_5ForConditionalGenerationConfig, vllm-project/vllm#34489); 0: the model's dtype, as the conv state
+    ssm_state_bytes: int = 0
 
     @property
     def what(self) -> str:
@@ -608,6 +612,7 @@ def hybrid_layout(c: Mapping[str, Any], layers: int) -> HybridLayout | None:
     Cohere2's ``sliding_window_pattern``), and Gated DeltaNet linear attention beside full attention (Qwen3-Next's
     ``full_attention_interval``, Qwen3.5's ``layer_types``). None for every other config."""
     gdn = all(isinstance(c.get(k), int) and c.get(k, 0) > 0 for k in _GDN_KEYS)
+    ssm_dtype = c.get("mamba_ssm_dtype")
     state = (
         {
             "linear_key_heads": int(c["linear_num_key_heads"]),
@@ -615,6 +620,11 @@ def hybrid_layout(c: Mapping[str, Any], layers: int) -> HybridLayout | None:
             "linear_key_head_dim": int(c["linear_key_head_dim"]),
             "linear_value_head_dim": int(c["linear_value_head_dim"]),
             "linear_conv_kernel": int(c["linear_conv_kernel_dim"]),
+            "ssm_state_bytes": (
+                int(DTYPE_BYTES.get(ssm_dtype, 0))
+                if isinstance(ssm_dtype, str) and str(c.get("model_type", "")).startswith("qwen3_5")
+                else 0
+            ),
         }
         if gdn
         else {}

@@ -549,7 +549,8 @@ def kv_groups(
     models/config.py HybridAttentionMambaModelConfig to 0.19, Platform._align_hybrid_block_size from 0.20):
 
     - a Gated DeltaNet layer keeps a conv state ((kernel - 1) x (2 key heads x key dim + value heads x value dim) /
-      TP) and a recurrent one (value heads / TP x key dim x value dim), in the model's dtype; the attention block
+      TP) and a recurrent one (value heads / TP x key dim x value dim), in the model's dtype (the recurrent one in
+      float32 where a Qwen3.5 config says so: ``HybridLayout.ssm_state_bytes``); the attention block
       size is raised to the smallest multiple of 16 (64 from 0.34, whose default block is 64) whose attention page
       holds that state, and the state is padded to the page;
     - the layers are bucketed by kind; a group holds as many layers as the smallest bucket (as the largest when
@@ -577,7 +578,12 @@ def kv_groups(
         state_bytes = 2 if info.dtype_bytes >= 2 else max(1, int(info.dtype_bytes))
         conv_dim = 2 * h.linear_key_heads * h.linear_key_head_dim + h.linear_value_heads * h.linear_value_head_dim
         conv = (h.linear_conv_kernel - 1) * (conv_dim // tp) * state_bytes
-        recurrent = (h.linear_value_heads // tp) * h.linear_key_head_dim * h.linear_value_head_dim * state_bytes
+        recurrent = (
+            (h.linear_value_heads // tp)
+            * h.linear_key_head_dim
+            * h.linear_value_head_dim
+            * (h.ssm_state_bytes or state_bytes)
+        )
         align = 64 if v is not None and v >= (0, 34, 0) else 16
         block = max(block, align * cdiv(conv + recurrent, align * per_token))
     counts = [cdiv(n, pp) for n in (h.full, h.sliding, h.linear)]  # a PP stage's share of each kind
