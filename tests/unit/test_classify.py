@@ -1144,3 +1144,71 @@ def test_the_units_own_probe_that_cannot_read_the_config_is_named() -> None:
     failure = classify(lines)
     assert failure.kind is K.BAD_ARGUMENTS
     assert "readable by that user" in failure.hint
+
+
+# --- texts met on logs of 2026 (measurement 13, bench/RESULTS-classify.md) ------------------------
+
+
+def test_a_hybrid_models_state_blocks_below_max_num_seqs_is_a_kv_cache_short_of_sequences() -> None:
+    # https://github.com/vllm-project/recipes/pull/551 (Qwen3.6-27B-FP8 on one H100)
+    line = (
+        "ValueError: max_num_seqs (1024) exceeds available Mamba cache blocks (856). Each decode sequence requires "
+        "one Mamba cache block, so CUDA graph capture cannot proceed. Please lower max_num_seqs to at most 856 or "
+        "increase gpu_memory_utilization."
+    )
+    f = classify([line])
+    assert f.kind is K.KV_CACHE_INSUFFICIENT and f.confidence is Confidence.HIGH
+    assert f.numbers["max_num_seqs"] == 1024 and f.numbers["max_num_seqs_fit"] == 856
+    assert "--max-num-seqs to 856" in f.hint
+    # vLLM's INFO line of the releases that capped the capture sizes instead is no failure (SYNTHETIC wording)
+    capped = "INFO 03-20 10:00:00 [gpu_model_runner.py:1] Capping cudagraph capture sizes from max 256 to 136 to fit Mamba cache blocks"
+    assert classify([capped]).kind is K.NONE
+
+
+def test_vllms_own_dev_shm_check_names_a_small_dev_shm() -> None:
+    # https://github.com/ppc64le/build-scripts/pull/8660 (vLLM 0.27.0)
+    line = (
+        "RuntimeError: Insufficient space in /dev/shm: 160 MiB required, 64 MiB free. Increase /dev/shm (e.g. "
+        "--shm-size or --ipc=host)."
+    )
+    assert classify([line]).kind is K.SHM_EXHAUSTED
+
+
+def test_memory_no_process_list_accounts_for_is_held_by_others() -> None:
+    # https://github.com/ai-dynamo/dynamo/issues/1492: NVML listed no other process (another container), but
+    # 79.20 - 0.05 - 2.46 GiB were in use outside the failing process
+    line = (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB. GPU 0 has a total capacity of "
+        "79.20 GiB of which 48.62 MiB is free. Including non-PyTorch memory, this process has 2.46 GiB memory in use. "
+        "Of the allocated memory 1.15 GiB is allocated by PyTorch, and 13.45 MiB is reserved by PyTorch but "
+        "unallocated."
+    )
+    assert classify([line]).kind is K.VRAM_HELD
+    # the process itself holding the card is an OOM of its own (SYNTHETIC: the same message, 76 GiB its own)
+    own = line.replace("this process has 2.46 GiB", "this process has 76.46 GiB")
+    assert classify(["Loading safetensors checkpoint shards:  13% Completed | 2/15", own]).kind is K.CUDA_OOM_LOAD
+
+
+def test_a_cuda_error_in_the_custom_all_reduce_is_a_distributed_error() -> None:
+    # https://github.com/vllm-project/vllm/issues/52457 (0.27.1, TP 4): the error vLLM's CUDACHECK reports from
+    # csrc/custom_all_reduce.cuh is the all-reduce's own, whatever CUDA calls it
+    lines = [
+        "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:164 'an illegal memory access was encountered'",
+        "torch.AcceleratorError: CUDA error: an illegal memory access was encountered",
+    ]
+    assert classify(lines).kind is K.DISTRIBUTED_ERROR
+    assert classify(lines[1:]).kind is K.GPU_DRIVER_ERROR  # elsewhere it stays the device's
+
+
+def test_a_toolkit_older_than_the_gpu_names_a_crash_that_says_nothing_else() -> None:
+    # https://github.com/vllm-project/vllm/issues/50705: FlashInfer's check before its JIT, then a cut traceback
+    lines = [
+        "(EngineCore pid=4140) Failed to get device capability: SM 12.x requires CUDA >= 12.9.",
+        '(EngineCore pid=4140) ERROR 08-03 17:46:16 [core.py:1330]   File "/workspace/venv/lib/python3.12/'
+        'site-packages/flashinfer/prefill.py", line 447, in get_batch_prefill_module',
+        "(EngineCore pid=4140) ERROR 08-03 17:46:16 [core.py:1330]     module = gen_batch_prefill_module(backend,"
+        " *args).build_and_load()",
+    ]
+    f = classify(lines)
+    assert f.kind is K.GPU_DRIVER_ERROR and f.confidence is Confidence.MEDIUM
+    assert classify(lines[1:]).kind is K.UNKNOWN_FAILURE  # without the clue: nothing names it

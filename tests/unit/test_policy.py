@@ -446,3 +446,18 @@ def test_a_remedy_never_raises_a_flag_nor_leaves_batched_tokens_under_max_model_
             assert ref is not None and after < ref, (after, nums, model_len)
     if new.max_num_batched_tokens is not None and new.max_num_batched_tokens != flags.max_num_batched_tokens:
         assert new.max_model_len is None or new.max_num_batched_tokens >= new.max_model_len
+
+
+def test_a_hybrid_models_state_blocks_lower_max_num_seqs_not_the_length() -> None:
+    # vLLM asks for max_num_seqs <= its state blocks; a shorter max_model_len would not add blocks
+    t = Target(model="/models/q", flags=Flags(max_model_len=131072))  # max_num_seqs left to vLLM (1024 there)
+    failure = f(K.KV_CACHE_INSUFFICIENT, max_num_seqs=1024, max_num_seqs_fit=600)
+    d = decide(t, TargetState(current=Current(model=t.model, flags=t.flags)), failure, NOW)
+    assert d.action is Action.CHANGE_FLAGS and d.current is not None
+    assert d.current.flags.max_num_seqs == 600 and d.current.flags.max_model_len == 131072
+    assert "max_num_seqs unset (1024) -> 600" in d.change
+    # at the floor (4) there is nothing left to lower: it gives up, with vLLM's other way out in the reason
+    low = target(max_num_seqs=4)
+    at_floor = f(K.KV_CACHE_INSUFFICIENT, max_num_seqs=4, max_num_seqs_fit=2)
+    stuck = decide(low, TargetState(current=Current(model=low.model, flags=low.flags)), at_floor, NOW)
+    assert stuck.action is Action.GIVE_UP and "floor" in stuck.reason

@@ -129,6 +129,9 @@ _VRAM_RE = re.compile(
     r"Free memory on device(?: \S+)? \(" + _NUM + r"/" + _NUM + r" GiB\) on startup is less than "
     r"desired GPU memory utilization \(" + _NUM + r", " + _NUM + r" GiB\)"
 )
+_MAMBA_BLOCKS_RE = re.compile(
+    r"max_num_seqs \((\d+)\) exceeds (?:the )?(?:number of )?available Mamba cache blocks \((\d+)\)"
+)
 _ALLOC_RE = re.compile(r"Tried to allocate " + _SIZE)
 _CAPACITY_RE = re.compile(r"total capaci?ty of " + _SIZE + r" of which " + _SIZE + r" is free")
 _CAPACITY_OLD_RE = re.compile(r"\(GPU \d+; " + _SIZE + r" total capacity;.*?" + _SIZE + r" free")
@@ -149,6 +152,10 @@ _ARGS_PORT_RE = re.compile(r"""\bport['"]?(?:=|: ?)(\d{1,5})\b""")
 
 def _kv_numbers(text: str) -> Numbers:
     out: Numbers = {}
+    if m := _MAMBA_BLOCKS_RE.search(text):
+        out["max_num_seqs"] = int(m.group(1))
+        out["max_num_seqs_fit"] = int(m.group(2))
+        return out
     if m := _KV_V0_RE.search(text):
         out["max_model_len"] = int(m.group(1))
         out["kv_capacity_tokens"] = int(m.group(2))
@@ -194,6 +201,8 @@ def _others_hold_the_gpu(text: str) -> bool:
     c10/cuda/CUDACachingAllocator.cpp: NVML's processes on the device, "Process N has X memory in use" for each
     other process and "this process has U" for the one whose pid is its own; in a container whose pids NVML does not
     share, the process itself is a "Process N" and no "this process" line is printed, so none is taken as another).
+    NVML lists only the processes it can see: one in another container is missing from the list, but its memory is
+    still gone from the total (total - free - what this process holds), so that sum counts as well.
     Held by others: they hold at least half the GPU and at least twice what the failing process holds, so the
     share vLLM asked for was never there to take."""
     cap = _CAPACITY_RE.search(text) or _CAPACITY_OLD_RE.search(text)
@@ -201,8 +210,11 @@ def _others_hold_the_gpu(text: str) -> bool:
     if cap is None or own is None:
         return False
     total = _to_gib(cap.group(1), cap.group(2))
-    others = sum(_to_gib(m.group(1), m.group(2)) for m in _OTHER_HAS_RE.finditer(text))
-    return total > 0 and others >= 0.5 * total and _to_gib(own.group(1), own.group(2)) <= 0.5 * others
+    free = _to_gib(cap.group(3), cap.group(4))
+    mine = _to_gib(own.group(1), own.group(2))
+    listed = sum(_to_gib(m.group(1), m.group(2)) for m in _OTHER_HAS_RE.finditer(text))
+    others = max(listed, total - free - mine)
+    return total > 0 and others >= 0.5 * total and mine <= 0.5 * others
 
 
 def _host_numbers(text: str) -> Numbers:
@@ -506,6 +518,11 @@ _OOM_KIND_BY_PHASE = {
 
 def _hint(kind: FailureKind, n: Mapping[str, float | int | str]) -> str:
     if kind is K.KV_CACHE_INSUFFICIENT:
+        if "max_num_seqs_fit" in n:
+            return (
+                f"lower --max-num-seqs to {n['max_num_seqs_fit']} or less (the state blocks of the hybrid model's "
+                "linear-attention layers: one per sequence), or raise --gpu-memory-utilization"
+            )
         if "estimated_max_model_len" in n:
             return (
                 f"lower --max-model-len to {n['estimated_max_model_len']} or less (vLLM's estimate), "

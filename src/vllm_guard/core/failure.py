@@ -16,6 +16,8 @@ NUMBER_KEYS = {
     "kv_capacity_tokens": "tokens the KV cache can hold, as vLLM printed",
     "kv_needed_gib": "KV cache GiB needed for one request at max_model_len",
     "kv_available_gib": "KV cache GiB available",
+    "max_num_seqs": "max_num_seqs vLLM ran with, as it printed it",
+    "max_num_seqs_fit": "the most sequences a hybrid model's state blocks hold (vLLM's Mamba cache blocks)",
     "alloc_bytes": "bytes the failed CUDA allocation tried to get",
     "gpu_total_gib": "GPU total memory (GiB)",
     "gpu_free_gib": "GPU free memory (GiB) at the failure or at start-up",

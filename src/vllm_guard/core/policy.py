@@ -192,9 +192,15 @@ class _Ladder:
 
     def seqs_down(self, why: str) -> Decision | None:
         old = self.cur.flags.max_num_seqs
-        start = old if old is not None else DEFAULT_MAX_NUM_SEQS
+        return self.seqs_to((old if old is not None else DEFAULT_MAX_NUM_SEQS) // 2, why)
+
+    def seqs_to(self, new: int, why: str, asked: int | None = None) -> Decision | None:
+        """max_num_seqs down to ``new`` (never below the floor); ``asked``: the value vLLM said it ran with, where
+        the unit leaves the flag to vLLM's default."""
+        old = self.cur.flags.max_num_seqs
+        start = old if old is not None else (asked or DEFAULT_MAX_NUM_SEQS)
         floor = int(self.t.floor("max_num_seqs"))
-        new = max(floor, start // 2)
+        new = max(floor, int(new))
         if new >= start:
             return None
         return Decision(
@@ -349,7 +355,17 @@ def decide(target: Target, state: TargetState, failure: Failure, now: float, fac
             f"its floor: stepping further down the same one would only repeat it. {failure.hint}".strip(),
         )
 
-    if kind is FailureKind.KV_CACHE_INSUFFICIENT:
+    if kind is FailureKind.KV_CACHE_INSUFFICIENT and isinstance(failure.numbers.get("max_num_seqs_fit"), int):
+        # a hybrid model's state blocks: one per sequence in flight, fewer than max_num_seqs. A shorter
+        # max_model_len would not add blocks; fewer sequences is what vLLM asks for
+        fit = int(failure.numbers["max_num_seqs_fit"])
+        asked = failure.numbers.get("max_num_seqs")
+        decision = ladder.seqs_to(
+            fit,
+            f"vLLM has {fit} state blocks for the linear-attention layers, one per sequence in flight",
+            asked=asked if isinstance(asked, int) else None,
+        )
+    elif kind is FailureKind.KV_CACHE_INSUFFICIENT:
         est = failure.numbers.get("estimated_max_model_len")
         cap = failure.numbers.get("kv_capacity_tokens")
         asked = failure.numbers.get("max_model_len")

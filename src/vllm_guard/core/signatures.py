@@ -177,6 +177,21 @@ SIGNATURES: tuple[Signature, ...] = (
         phase=Phase.PROFILE,
         at_info=True,
     ),
+    # hybrid models (Qwen3.5/3.6, Qwen3-Next, Nemotron-H, Kimi's KDA ...): a decoding sequence holds one state block
+    # of the linear-attention layers, and the pool the KV cache memory gave has fewer blocks than max_num_seqs:
+    # "ValueError: max_num_seqs (1024) exceeds available Mamba cache blocks (600). Each decode sequence requires
+    # one Mamba cache block, so CUDA graph capture cannot proceed. Please lower max_num_seqs to at most 600 or
+    # increase gpu_memory_utilization." (raised where vLLM used to cap the capture sizes silently)
+    Signature(
+        "kv-mamba-blocks-below-max-num-seqs",
+        K.KV_CACHE_INSUFFICIENT,
+        ROOT,
+        ("Mamba cache blocks",),
+        _vllm("vllm/config/compilation.py", "CompilationConfig.resolve_cudagraph_mode_and_sizes", "0.19.0-"),
+        pattern=r"exceeds (?:the )?(?:number of )?available Mamba cache blocks",
+        phase=Phase.PROFILE,
+        numbers="kv",
+    ),
     # a traceback cut before its message: the frame that raised is the KV cache check
     Signature(
         "kv-check-frame",
@@ -423,6 +438,18 @@ SIGNATURES: tuple[Signature, ...] = (
         _torch("aten/src/ATen/MapAllocator.cpp", "MapAllocator::MapAllocator", "1.0-"),
         pattern=r"unable to write to file </torch_|unable to mmap \d+ bytes from file </torch_"
         r"|unable to open shared memory object </torch_",
+    ),
+    # vLLM's own check before it maps a shared-memory file (the engine's message queue, the CPU offloading tier):
+    # "RuntimeError: Insufficient space in /dev/shm: 160 MiB required, 64 MiB free. Increase /dev/shm (e.g.
+    # --shm-size or --ipc=host)."
+    Signature(
+        "shm-insufficient-space",
+        K.SHM_EXHAUSTED,
+        ROOT,
+        ("/dev/shm",),
+        _vllm("vllm/distributed/device_communicators/shm_broadcast.py", "MessageQueue.__init__", "0.27.0-"),
+        pattern=r"(?:[Ii]nsufficient|[Nn]ot enough) (?:free )?(?:space|memory) (?:in|on|for) /dev/shm"
+        r"|/dev/shm: \d+(?:\.\d+)? ?[KMGT]i?B required",
     ),
     Signature(
         "shm-raylet-request",
@@ -798,6 +825,17 @@ SIGNATURES: tuple[Signature, ...] = (
         r"|a PTX JIT compilation failed|CUDA_ERROR_UNSUPPORTED_PTX_VERSION|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"
         r"|unsupported display driver / cuda driver combination|cudaErrorUnsupportedPtxVersion",
     ),
+    # A CUDA toolkit older than the GPU's architecture, said by whoever checks it before compiling kernels
+    # (FlashInfer's JIT: "SM 12.x requires CUDA >= 12.9"): it names the kind of a crash that a cut traceback
+    # leaves bare (the JIT's own error comes later and often reads as something else)
+    Signature(
+        "driver-toolkit-older-than-gpu",
+        K.GPU_DRIVER_ERROR,
+        CONTEXT,
+        ("requires CUDA",),
+        Source("flashinfer", "flashinfer/compilation_context.py", "the GPU's architecture against nvcc's", "0.2-"),
+        pattern=r"\b(?:SM|sm_?) ?\d+(?:\.\d+|\.x|[a-z])? requires CUDA",
+    ),
     # V1's model runner 2 keeps request state in pinned host memory the GPU maps (UVA); vLLM reports it missing
     # where pinned memory is not available, as under WSL
     Signature(
@@ -855,6 +893,9 @@ SIGNATURES: tuple[Signature, ...] = (
         r"|misaligned address|CUDA error: (?:unknown error|initialization error|no CUDA-capable device"
         r"|CUDA-capable device|operation not supported|uncorrectable|an illegal|unspecified)"
         r"|HIP error: (?:invalid device function|unspecified launch failure|an illegal)",
+        # vLLM's custom all-reduce checks every CUDA call it makes (csrc/custom_all_reduce.cuh CUDACHECK: "Failed:
+        # Cuda error <file>:<line> '<error>'"): the error is its own, a distributed failure (below)
+        unless=("custom_all_reduce",),
     ),
     # ---------------------------------------------------------------- systemd's bare SIGKILL
     Signature(
