@@ -288,3 +288,37 @@ def test_qwen3_5_keeps_its_recurrent_state_in_float32() -> None:
         model_info_from_config(bf16), "auto", tp=1, params=PlannerParams(engine="v1", vllm_version="0.19.1")
     )
     assert half is not None and half.block_size == 400
+
+
+def test_a_plan_for_a_hybrid_model_keeps_max_num_seqs_within_its_state_blocks() -> None:
+    # from 0.19 vLLM refuses max_num_seqs above the state blocks ("max_num_seqs (1024) exceeds available Mamba
+    # cache blocks (856)": vllm-project/recipes#551, Qwen3.6-27B-FP8 on one H100): the plan keeps below them
+    from vllm_guard.core.planner import state_block_seqs
+
+    info = model_info_from_config(QWEN35_27B)
+    p = PlannerParams(engine="v1", vllm_version="0.26.0")
+    plan = first_fit(info, [int(79.19 * GiB)], max_model_len=32768, params=p, margin=0.10)
+    assert plan.fits
+    cap = state_block_seqs(info, plan.budget, p, 0.10)
+    assert cap is not None and plan.max_num_seqs <= cap < plan.budget.blocks
+    assert any("state" in n and "refuses" in n for n in plan.notes), plan.notes
+    # a model of full-attention layers only has no such limit
+    assert state_block_seqs(model_info_from_config(QWEN3_NEXT | {"full_attention_interval": 1}), plan.budget, p) is None
+
+
+def test_preflight_starts_a_hybrid_model_with_fewer_sequences_than_its_state_blocks() -> None:
+    from vllm_guard.core.config import Flags, Target
+    from vllm_guard.core.preflight import check_gpu
+    from vllm_guard.core.state import base_current
+
+    info = model_info_from_config(QWEN35_27B)
+    t = Target(model="/models/q35", flags=Flags(max_model_len=32768, max_num_seqs=1024))
+    fit = check_gpu(t, base_current(t), info, [int(79.19 * GiB)], vllm_version="0.26.0")
+    assert fit.current is not None and fit.current.flags.max_model_len == 32768
+    assert fit.current.flags.max_num_seqs is not None and fit.current.flags.max_num_seqs < 400
+    assert "state blocks" in fit.reason
+    # a release before 0.19 capped its CUDA graphs instead of refusing: the flags stay
+    assert check_gpu(t, base_current(t), info, [int(79.19 * GiB)], vllm_version="0.18.0").current is None
+    # few enough sequences: nothing to do
+    few = Target(model="/models/q35", flags=Flags(max_model_len=32768, max_num_seqs=64))
+    assert check_gpu(few, base_current(few), info, [int(79.19 * GiB)], vllm_version="0.26.0").current is None

@@ -1595,6 +1595,25 @@ def util_for(
     return util
 
 
+def state_block_seqs(info: ModelInfo, b: Budget, params: PlannerParams, margin: float = 0.0) -> int | None:
+    """The most sequences a hybrid model's state blocks let vLLM run at once, ``margin`` (the planner's band) taken
+    off the blocks as it is taken off lengths. Each sequence in flight keeps one block of its linear-attention
+    layers' state; from 0.19 vLLM refuses to start with max_num_seqs above the blocks ("max_num_seqs (1024)
+    exceeds available Mamba cache blocks (600)": vllm/config/compilation.py), earlier V1 releases capped their
+    CUDA graphs to them. None: no linear-attention layers, or V0."""
+    h = info.hybrid
+    if h is None or not h.linear or params.engine != "v1":
+        return None
+    return int(b.blocks / (1 + margin))
+
+
+def refuses_seqs_above_state_blocks(params: PlannerParams) -> bool:
+    """Whether the release refuses to start a hybrid model with max_num_seqs above its state blocks (0.19 on;
+    an unknown release is taken as the current ones)."""
+    v = version_of(params)
+    return v is None or v >= (0, 19, 0)
+
+
 @dataclass(frozen=True)
 class Plan:
     """A first-fit configuration, the budget behind it, and the edge the planner's error band leaves."""
@@ -1803,6 +1822,26 @@ def first_fit(
         # max_num_seqs asked for is kept as asked (the activation peak was sized with it).
         if b.kv_tokens > 0 and p.max_num_seqs is None:
             seqs = max(1, min(seqs, b.kv_tokens // 256))
+        cap = state_block_seqs(info, b, p, margin)
+        if cap is not None and seqs > cap:
+            # a hybrid model: one state block per sequence in flight, and no more sequences than blocks
+            refuses = refuses_seqs_above_state_blocks(p)
+            notes.append(
+                f"max_num_seqs {seqs} -> {max(1, cap)}: each sequence keeps one block of the linear-attention "
+                f"layers' state, and the KV cache has about {b.blocks} ({cap} with the planner's {margin:.0%} band)"
+                + ("; vLLM refuses to start above them" if refuses else "")
+            )
+            seqs = max(1, cap)
+            fits = fits and cap >= 1
+            q = replace(p, max_num_seqs=seqs)  # fewer sampler rows in the profile: the budget at those
+            b = budget(
+                info, smallest, u, tp=tp, pp=pp, max_model_len=length or want, kv_cache_dtype=kv_cache_dtype, params=q
+            )
+            asked = b
+            if length != want:
+                asked = budget(
+                    info, smallest, u, tp=tp, pp=pp, max_model_len=want, kv_cache_dtype=kv_cache_dtype, params=q
+                )
         conc = b.concurrency_at(length)
         return Plan(
             fits=fits,

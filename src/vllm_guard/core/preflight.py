@@ -3,9 +3,11 @@
 A failed start of a large model costs minutes. With ``preflight = "fit"`` the guard checks the flags a
 unit is about to start with (its base flags, after an install, a config change or a move to hardware
 where no flags were verified) against what the planner predicts, and when the KV cache cannot hold one
-request of ``max_model_len`` with the planner's error band to spare, it starts from a shorter one. It only ever
-lowers ``max_model_len``, never under its floor, and says so in an event. A later failure goes through
-the usual ladders; a verified start files its flags as any other.
+request of ``max_model_len`` with the planner's error band to spare, it starts from a shorter one; for a hybrid
+model whose state blocks hold fewer sequences than ``max_num_seqs`` (one block per sequence in flight, which vLLM
+checks at start from 0.19), from fewer sequences. It only ever lowers ``max_model_len`` and ``max_num_seqs``,
+never under their floors, and says so in an event. A later failure goes through the usual ladders; a verified
+start files its flags as any other.
 
 Two backends, two predictions:
 
@@ -34,12 +36,16 @@ from vllm_guard.core.modelinfo import ModelInfo
 from vllm_guard.core.planner import (
     GiB,
     PlannerParams,
+    budget,
+    default_max_num_seqs,
     estimate_cudagraphs_of,
     kv_band,
     kv_bytes_per_token,
     max_model_len_at,
+    refuses_seqs_above_state_blocks,
     release_and_engine,
     request_tokens_at,
+    state_block_seqs,
 )
 from vllm_guard.core.state import Current
 
@@ -138,17 +144,54 @@ def check_gpu(
         info, smallest, util, tp, max_model_len=want, kv_cache_dtype=fl.kv_cache_dtype, params=params
     )
     if held >= want * (1 + margin):
-        return Fit(
+        fit = Fit(
             None,
             f"fits: the KV cache holds about {held} tokens at util {util}, max_model_len {want} with the "
             f"planner's band ({margin:.0%}) to spare ({release})",
             held,
         )
-    edge = max_model_len_at(info, smallest, util, tp, kv_cache_dtype=fl.kv_cache_dtype, params=params, limit=want)
-    safe = int(edge / (1 + margin))
-    length = safe // 1024 * 1024 if safe >= 4096 else safe // GPU_BLOCK * GPU_BLOCK
-    why = (
-        f"max_model_len {want} is more than the planner can promise at util {fl.gpu_memory_utilization}: the "
-        f"KV cache holds about {edge} tokens, less its band of {margin:.0%}; starting at {length} ({release})"
+    else:
+        edge = max_model_len_at(info, smallest, util, tp, kv_cache_dtype=fl.kv_cache_dtype, params=params, limit=want)
+        safe = int(edge / (1 + margin))
+        length = safe // 1024 * 1024 if safe >= 4096 else safe // GPU_BLOCK * GPU_BLOCK
+        why = (
+            f"max_model_len {want} is more than the planner can promise at util {fl.gpu_memory_utilization}: the "
+            f"KV cache holds about {edge} tokens, less its band of {margin:.0%}; starting at {length} ({release})"
+        )
+        fit = _lowered(target, cur, length, why, edge)
+    return _state_blocks(target, cur, fit, info, smallest, params, margin)
+
+
+def _state_blocks(
+    target: Target, cur: Current, fit: Fit, info: ModelInfo, gpu: int, params: PlannerParams, margin: float
+) -> Fit:
+    """A hybrid model keeps one state block of its linear-attention layers per sequence in flight, and a release
+    that refuses max_num_seqs above its blocks (planner.state_block_seqs) would fail the start: lower it to the
+    blocks, less the planner's band, never under its floor."""
+    start = fit.current or cur
+    fl = start.flags
+    if not refuses_seqs_above_state_blocks(params):
+        return fit
+    b = budget(
+        info,
+        gpu,
+        fl.gpu_memory_utilization,
+        tp=fl.tensor_parallel_size,
+        max_model_len=fl.max_model_len or info.max_context,
+        kv_cache_dtype=fl.kv_cache_dtype,
+        params=params,
     )
-    return _lowered(target, cur, length, why, edge)
+    cap = state_block_seqs(info, b, params, margin)
+    seqs = fl.max_num_seqs if fl.max_num_seqs is not None else default_max_num_seqs(params, gpu)
+    if cap is None or seqs <= cap:
+        return fit
+    floor = int(target.floor("max_num_seqs"))
+    why = (
+        f"max_num_seqs {seqs} is more than the state blocks of the model's linear-attention layers hold (one per "
+        f"sequence: about {b.blocks}, {cap} less the planner's band of {margin:.0%}), which vLLM refuses at start"
+    )
+    if cap < floor:
+        return Fit(fit.current, f"{fit.reason}; {why}, and even the floor ({floor}) is above them", fit.edge)
+    flags = Flags.model_validate({**fl.model_dump(), "max_num_seqs": cap})
+    reason = f"{why}; starting at {cap}" if fit.current is None else f"{fit.reason}; {why}; starting at {cap}"
+    return Fit(Current(model=start.model, fallback_index=start.fallback_index, flags=flags), reason, fit.edge)
