@@ -550,3 +550,22 @@ def test_a_hybrid_the_planner_models_is_judged_on_its_longest_request() -> None:
     found = {f.ref: f for f in judge(facts)}
     assert "model-kv-not-modelled" not in found
     assert found["model-fits"].status == "ok" and "Gated DeltaNet" in found["model-fits"].measured
+
+
+def test_a_hybrid_model_with_more_sequences_than_state_blocks_fails_the_check() -> None:
+    # Qwen3.5-27B on one 80 GB card: vLLM's default max_num_seqs there is 1024, its state blocks a few hundred
+    from tests.unit.test_planner_hybrid import QWEN35_27B
+
+    info = model_info_from_config(QWEN35_27B)
+    gpu = (GpuFact(0, "NVIDIA H100 80GB HBM3", int(79.19 * GiB), int(79 * GiB), 0),)
+    target = healthy_target(model_info=info, max_model_len=32768)
+    p = PlannerParams(engine="v1", vllm_version="0.26.0")
+    found = next(
+        f for f in judge(healthy(gpus=gpu, targets=(target,), params=p)) if f.ref == "model-seqs-above-state-blocks"
+    )
+    assert found.status == "fail" and "vLLM's default" in found.measured and "set max_num_seqs to" in found.hint
+    few = replace(target, params=replace(p, max_num_seqs=64))
+    assert "model-seqs-above-state-blocks" not in refs(judge(healthy(gpus=gpu, targets=(few,), params=p)))
+    # before 0.19 vLLM capped its CUDA graphs to the blocks instead of refusing
+    old = PlannerParams(engine="v1", vllm_version="0.18.0")
+    assert "model-seqs-above-state-blocks" not in refs(judge(healthy(gpus=gpu, targets=(target,), params=old)))

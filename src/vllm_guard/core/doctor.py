@@ -17,9 +17,12 @@ from vllm_guard.core.planner import (
     MiB,
     PlannerParams,
     budget,
+    default_max_num_seqs,
     kv_band,
     kv_bytes_per_token,
     max_model_len_at,
+    refuses_seqs_above_state_blocks,
+    state_block_seqs,
     util_for,
     weights_per_gpu,
 )
@@ -415,6 +418,23 @@ def model_findings(f: Facts, t: TargetFacts) -> list[Finding]:
                 measured,
             )
         )
+    blocks = state_block_seqs(info, b, params)
+    if blocks is not None and refuses_seqs_above_state_blocks(params):
+        # a hybrid model: one state block of its linear-attention layers per sequence in flight
+        seqs = default_max_num_seqs(params, small.total)
+        safe = state_block_seqs(info, b, params, kv_band(info, params)) or 0
+        if seqs > safe:
+            out.append(
+                Finding(
+                    "fail" if seqs > blocks else "warn",
+                    "model-seqs-above-state-blocks",
+                    f"{name}: max_num_seqs {seqs} against about {blocks} state blocks of the linear-attention layers "
+                    "(one per sequence in flight; vLLM refuses to start with more)",
+                    f"{b.blocks} blocks of {b.block_size} tokens at util {t.util}; max_num_seqs "
+                    + ("as set" if params.max_num_seqs is not None else "vLLM's default"),
+                    f"set max_num_seqs to {max(1, safe)} or less, or raise gpu_memory_utilization",
+                )
+            )
     return out
 
 
