@@ -1828,7 +1828,8 @@ def first_fit(
             refuses = refuses_seqs_above_state_blocks(p)
             notes.append(
                 f"max_num_seqs {seqs} -> {max(1, cap)}: each sequence keeps one block of the linear-attention "
-                f"layers' state, and the KV cache has about {b.blocks} ({cap} with the planner's {margin:.0%} band)"
+                f"layers' state, and the KV cache has about {b.blocks} blocks ({cap} with the planner's "
+                f"{margin:.0%} band)"
                 + ("; vLLM refuses to start above them" if refuses else "")
             )
             seqs = max(1, cap)
