@@ -1829,8 +1829,7 @@ def first_fit(
             notes.append(
                 f"max_num_seqs {seqs} -> {max(1, cap)}: each sequence keeps one block of the linear-attention "
                 f"layers' state, and the KV cache has about {b.blocks} blocks ({cap} with the planner's "
-                f"{margin:.0%} band)"
-                + ("; vLLM refuses to start above them" if refuses else "")
+                f"{margin:.0%} band)" + ("; vLLM refuses to start above them" if refuses else "")
             )
             seqs = max(1, cap)
             fits = fits and cap >= 1
