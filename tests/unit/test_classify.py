@@ -1212,3 +1212,53 @@ def test_a_toolkit_older_than_the_gpu_names_a_crash_that_says_nothing_else() -> 
     f = classify(lines)
     assert f.kind is K.GPU_DRIVER_ERROR and f.confidence is Confidence.MEDIUM
     assert classify(lines[1:]).kind is K.UNKNOWN_FAILURE  # without the clue: nothing names it
+
+
+def test_a_line_holding_two_texts_is_read_by_its_more_exact_one() -> None:
+    # https://github.com/runpod-workers/worker-vllm/issues/279: a JSON log record holds pydantic's header and the
+    # message under it on one line; the header alone would say bad arguments
+    line = (
+        '{"requestId": null, "message": "Worker startup failed: 1 validation error for ModelConfig\\n  Value error, '
+        "Model architectures ['Qwen3_5MoeForConditionalGeneration'] are not supported for now."
+    )
+    assert classify([line]).kind is K.MODEL_LOAD_ERROR
+    # the header with a bare value error stays bad arguments (SYNTHETIC)
+    assert classify(["1 validation error for ModelConfig\\n  Value error, max_model_len is 0."]).kind is K.BAD_ARGUMENTS
+
+
+def test_features_vllm_does_not_run_together_are_bad_arguments() -> None:
+    # https://github.com/vllm-project/vllm-ascend/issues/14666
+    spec = (
+        "NotImplementedError: Speculative Decoding with draft models or parallel drafting does not support M-RoPE yet"
+    )
+    assert classify([spec]).kind is K.BAD_ARGUMENTS
+    # https://github.com/niushuai1991/qwen3.6-27b (docs/2026-07-24-fault-mtp-k4-cudagraph-crash.md)
+    backend = (
+        "ValueError: Selected backend AttentionBackendEnum.FLASH_ATTN is not valid for this configuration. Reason: "
+        "['kv_cache_dtype not supported']"
+    )
+    f = classify([backend])
+    assert f.kind is K.BAD_ARGUMENTS and f.confidence is Confidence.HIGH and "attention backend" in f.hint
+    # vLLM's own ERROR line that it cannot use FlashAttention 2 on the GPU, then goes on, is no failure
+    fa = "ERROR 08-13 17:50:27 [fa_utils.py:273] Cannot use FA version 2 is not supported due to FA2 is only supported"
+    assert classify([fa, "INFO:     Application startup complete."]).kind is K.NONE
+
+
+def test_ray_waiting_for_more_gpus_than_there_are_is_bad_arguments_until_it_serves() -> None:
+    # https://github.com/ThomasVuNguyen/agent-distillation (vllm.log): TP 4 on a smaller node, Ray waits for ever
+    warn = (
+        "WARNING 05-26 18:53:53 [ray_utils.py:342] The number of required GPUs exceeds the total number of available"
+        " GPUs in the placement group."
+    )
+    wait = "INFO 05-26 18:54:03 [ray_utils.py:233] Waiting for creating a placement group of specs for 10 seconds."
+    assert classify([warn, wait]).kind is K.BAD_ARGUMENTS
+    # a cluster that gains the GPUs goes on to serve (SYNTHETIC)
+    assert classify([warn, wait, "INFO:     Application startup complete."]).kind is K.NONE
+
+
+def test_cuda_refusing_an_operation_is_the_platforms() -> None:
+    # https://github.com/qBraid/evolving-quantum-compilers (vllm-server.log): cudaErrorNotPermitted in a container
+    assert classify(["torch.AcceleratorError: CUDA error: operation not permitted"]).kind is K.GPU_DRIVER_ERROR
+    # a capture that called something it must not is vLLM's (or a kernel's) bug, not the platform (SYNTHETIC)
+    capture = "RuntimeError: CUDA error: operation not permitted when stream is capturing"
+    assert classify([capture]).kind is not K.GPU_DRIVER_ERROR

@@ -333,6 +333,7 @@ def _tables(signatures: Sequence[sig.Signature]) -> _Tables:
 
 
 _TABLES = _tables(sig.SIGNATURES)
+_ROOT_RULES = tuple(r for r in _TABLES.rules if r.tier <= sig.ROOT_WEAK)  # what may end a deliberate stop
 _OOM_KINDS = (K.CUDA_OOM_LOAD, K.CUDA_OOM_PROFILE, K.CUDA_OOM_RUNTIME)
 
 _FRAME_PHASE: dict[str, Phase] = {}
@@ -736,14 +737,10 @@ def _scan(lines: Sequence[str]) -> _Scan:
             elif not in_traceback and ("rror" in line or "xception" in line) and _loose_exception(line):
                 scan.loose_exceptions.append(index)
             continue
-        found = False
-        for rule in _candidates(tables, line, gated):
-            hit = _match(rule, line, lines, index)
-            if hit is not None:
-                hits.append(hit)
-                found = True
-                break
-        if found or (in_traceback and _ends_traceback(line, index, exception_lines)):
+        hit = _best_hit(_candidates(tables, line, gated), line, lines, index)
+        if hit is not None:
+            hits.append(hit)
+        if hit is not None or (in_traceback and _ends_traceback(line, index, exception_lines)):
             in_traceback, last_frame = False, None
     scan.stopped = stopped
     if in_traceback and last_frame is not None and not stopped:
@@ -765,16 +762,27 @@ def _candidates(tables: _Tables, line: str, first: re.Match[str]) -> Sequence[_R
     return [r for r in tables.rules if id(r) in rules]
 
 
-def _root_cause_in(line: str, lines: Sequence[str], index: int, hits: list[_Hit]) -> bool:
-    """Record a root-cause hit at ``lines[index]``, if there is one."""
-    for rule in _TABLES.rules:
-        if rule.tier > sig.ROOT_WEAK:
+def _best_hit(rules: Sequence[_Rule], line: str, lines: Sequence[str], index: int) -> _Hit | None:
+    """The hit of the best tier among ``rules`` (in table order) that match the line, the first of its tier: a line
+    may hold two texts, as a log shipper's JSON record holds pydantic's header and the message under it."""
+    best: _Hit | None = None
+    for rule in rules:
+        if best is not None and rule.tier >= best.rule.tier:
             continue
         hit = _match(rule, line, lines, index)
         if hit is not None:
-            hits.append(hit)
-            return True
-    return False
+            best = hit
+            if rule.tier == sig.ROOT:
+                break
+    return best
+
+
+def _root_cause_in(line: str, lines: Sequence[str], index: int, hits: list[_Hit]) -> bool:
+    """Record a root-cause hit at ``lines[index]``, if there is one."""
+    hit = _best_hit(_ROOT_RULES, line, lines, index)
+    if hit is not None:
+        hits.append(hit)
+    return hit is not None
 
 
 # a level a logger gives a message it went on from (an uncaught exception has none, or ERROR/CRITICAL)

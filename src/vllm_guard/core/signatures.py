@@ -651,6 +651,32 @@ SIGNATURES: tuple[Signature, ...] = (
         pattern=r"Bfloat16 is only supported on GPUs with compute capability"
         r"|quantization method \S+ is not supported for the current GPU|[Mm]inimum capability",
     ),
+    # an attention backend chosen (VLLM_ATTENTION_BACKEND, --attention-backend) that the other options rule out:
+    # "ValueError: Selected backend AttentionBackendEnum.FLASH_ATTN is not valid for this configuration. Reason:
+    # ['kv_cache_dtype not supported']"
+    Signature(
+        "args-attention-backend-invalid",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        ("is not valid for this configuration",),
+        _vllm("vllm/platforms/cuda.py", "CudaPlatform.get_attn_backend_cls", "0.11.0-"),
+        pattern=r"[Ss]elected backend \S+ is not valid for this configuration",
+        hint="the attention backend asked for (VLLM_ATTENTION_BACKEND / --attention-backend) cannot run with the "
+        "other options (the reason is in the evidence): drop it, or the option it names",
+    ),
+    # vLLM raises NotImplementedError where two features it has do not work together yet ("Speculative Decoding
+    # with draft models ... does not support M-RoPE yet", "Qwen3Next currently does not support 'all' prefix
+    # caching"): an option to drop or change, which no memory flag fixes. Weak: a more exact text names its kind.
+    Signature(
+        "args-not-implemented-together",
+        K.BAD_ARGUMENTS,
+        ROOT_WEAK,
+        ("NotImplementedError",),
+        Source("vllm", "vllm/config, vllm/v1, vllm/model_executor", "feature checks at start-up", "0.4.0-"),
+        pattern=r"NotImplementedError: .*\b(?:(?:does|do|is|are) not (?:yet )?support(?:ed)?\b|not (?:yet )?supported"
+        r"|[Uu]nsupported\b)",
+        hint="vLLM does not implement this combination (see the evidence): drop or change the option it names",
+    ),
     Signature(
         "args-trust-remote-code",
         K.BAD_ARGUMENTS,
@@ -667,8 +693,9 @@ SIGNATURES: tuple[Signature, ...] = (
         ("Tensor parallel size", "number of GPUs", "available GPUs", "world_size"),
         _vllm("vllm/executor/ray_utils.py, vllm/config.py", "initialize_ray_cluster, ParallelConfig", "0.2.0-"),
         pattern=r"Tensor parallel size \(\d+\) cannot be larger than|should be less than or equal to the number of GPUs"
-        r"|exceeds the number of available GPUs|greater than the number of available GPUs"
+        r"|exceeds the (?:total )?number of available GPUs|greater than the number of available GPUs"
         r"|world_size \(\d+\) is larger than the number of available GPUs",
+        recoverable=True,  # Ray's placement-group warning: a cluster that gains GPUs goes on to serve
     ),
     Signature(
         "args-engine-values",
@@ -891,7 +918,8 @@ SIGNATURES: tuple[Signature, ...] = (
         pattern=r"uncorrectable ECC error|illegal memory access|unspecified launch failure|\bXid\b"
         r"|(?:fell|fallen) off the bus|GPU is lost|Memory access fault by GPU|an illegal instruction was encountered"
         r"|misaligned address|CUDA error: (?:unknown error|initialization error|no CUDA-capable device"
-        r"|CUDA-capable device|operation not supported|uncorrectable|an illegal|unspecified)"
+        r"|CUDA-capable device|operation not supported|operation not permitted(?! when stream is capturing)"
+        r"|uncorrectable|an illegal|unspecified)"
         r"|HIP error: (?:invalid device function|unspecified launch failure|an illegal)",
         # vLLM's custom all-reduce checks every CUDA call it makes (csrc/custom_all_reduce.cuh CUDACHECK: "Failed:
         # Cuda error <file>:<line> '<error>'"): the error is its own, a distributed failure (below)
