@@ -322,3 +322,19 @@ def test_preflight_starts_a_hybrid_model_with_fewer_sequences_than_its_state_blo
     # few enough sequences: nothing to do
     few = Target(model="/models/q35", flags=Flags(max_model_len=32768, max_num_seqs=64))
     assert check_gpu(few, base_current(few), info, [int(79.19 * GiB)], vllm_version="0.26.0").current is None
+
+
+def test_preflight_predicts_nothing_under_speculative_decoding() -> None:
+    # the draft (a model, or the checkpoint's MTP layers the served model skips) is not counted: no prediction
+    from vllm_guard.core.config import Flags, Target
+    from vllm_guard.core.preflight import check_gpu
+    from vllm_guard.core.state import base_current
+
+    info = model_info_from_config(QWEN35_27B)
+    spec = Target(
+        model="/models/q35",
+        flags=Flags(max_model_len=262144, max_num_seqs=1024),
+        extra_args=['--speculative-config={"method": "qwen3_next_mtp", "num_speculative_tokens": 2}'],
+    )
+    fit = check_gpu(spec, base_current(spec), info, [int(79.19 * GiB)], vllm_version="0.26.0")
+    assert fit.current is None and "speculative decoding" in fit.reason

@@ -120,6 +120,9 @@ def check_gpu(
         return Fit(None, f"tensor_parallel_size {tp} but {len(gpu_bytes)} GPU(s) seen: not predicted")
     if info.unmodelled_layout:
         return Fit(None, f"not predicted: {info.unmodelled_layout}; {NOT_MODELLED}")
+    if any(a.startswith(("--speculative-config", "--speculative_config")) for a in target.extra_args):
+        # a draft model (or the checkpoint's MTP layers) takes weights, KV cache and state the planner does not count
+        return Fit(None, "not predicted: speculative decoding (extra_args) is not modelled; the flags stay as they are")
     smallest = min(gpu_bytes[:tp])
     vllm_version, engine = release_and_engine(vllm_version)  # not a version: the planner's current releases
     params = PlannerParams(
