@@ -338,3 +338,19 @@ def test_preflight_predicts_nothing_under_speculative_decoding() -> None:
     )
     fit = check_gpu(spec, base_current(spec), info, [int(79.19 * GiB)], vllm_version="0.26.0")
     assert fit.current is None and "speculative decoding" in fit.reason
+
+
+def test_qwen3_5_on_0_19_prints_the_blocks_shared_among_its_groups() -> None:
+    # https://github.com/vllm-project/vllm/issues/40691 ("The KV cache size log is wrong for Qwen3.5", vLLM 0.19.0,
+    # Qwen3.5-27B, --max-model-len 32768 --max-num-seqs 16):
+    #   INFO [kv_cache_utils.py:1319] GPU KV cache size: 290,864 tokens
+    #   INFO [kv_cache_utils.py:1324] Maximum concurrency for 32,768 tokens per request: 33.04x
+    # The two figures pin the pool whatever the card: 290,864 is 371 blocks of 784 (one group's share of four), and
+    # 33.04 requests of 42 full-attention blocks and one state block in each of the three linear groups.
+    info = model_info_from_config(QWEN35_27B)
+    groups = kv_groups(info, "auto", tp=1, params=PlannerParams(engine="v1", vllm_version="0.19.0"))
+    assert groups is not None and (groups.block_size, groups.groups) == (784, 4)
+    assert groups.blocks_per_request(32768) == 42 + 3
+    pools = [n for n in range(1400, 1600) if groups.reported_tokens(n, 32768) == 290_864]
+    assert pools == [1484, 1485, 1486, 1487]
+    assert round(1487 / groups.blocks_per_request(32768), 2) == 33.04  # the pool both figures allow
