@@ -1262,3 +1262,43 @@ def test_cuda_refusing_an_operation_is_the_platforms() -> None:
     # a capture that called something it must not is vLLM's (or a kernel's) bug, not the platform (SYNTHETIC)
     capture = "RuntimeError: CUDA error: operation not permitted when stream is capturing"
     assert classify([capture]).kind is not K.GPU_DRIVER_ERROR
+
+
+def test_the_body_of_the_allocators_message_is_a_device_oom() -> None:
+    # https://github.com/vllm-project/vllm/pull/57595: a paste that kept the message without its first words
+    lines = [
+        "    Tried to allocate 136.00 MiB. GPU 0 has a total capacity of 22.36 GiB of",
+        "    which 120.88 MiB is free. ... If this problem persists, try setting",
+    ]
+    f = classify(lines)
+    assert f.kind in (K.CUDA_OOM_LOAD, K.CUDA_OOM_PROFILE, K.CUDA_OOM_RUNTIME)
+    assert f.numbers["alloc_bytes"] == 136 * 2**20
+
+
+def test_the_nvidia_modules_no_memory_while_loading_a_drafter_is_a_load_oom() -> None:
+    # https://github.com/eugr/spark-vllm-docker/issues/336 (two GB10, a DeepSeek-V4-Flash MTP drafter)
+    lines = [
+        "18:03:00  (Worker_TP0) INFO [gpu_model_runner.py:5332] Loading drafter model...",
+        "18:03:03  kernel: NVRM: nvCheckOkFailedNoLog: Check failed: Out of memory [NV_ERR_NO_MEMORY]",
+    ]
+    assert classify(lines).kind is K.CUDA_OOM_LOAD
+    # the kernel's OOM killer after it names the host's memory (a DGX Spark post-mortem, SYNTHETIC pids)
+    killer = "kernel: VLLM::Worker_TP invoked oom-killer: gfp_mask=0x140dca, order=0, oom_score_adj=0"
+    assert classify([*lines, killer]).kind is K.HOST_OOM_KILLED
+
+
+def test_a_start_up_hook_that_python_goes_on_without_is_no_failure() -> None:
+    # site.py's report of a sitecustomize that failed to import (a committed vLLM 0.30 log): Python goes on
+    lines = [
+        "Error in sitecustomize; set PYTHONVERBOSE for traceback:",
+        "ModuleNotFoundError: No module named 'wrapt'",
+        "INFO:     Application startup complete.",
+    ]
+    assert classify(lines).kind is K.NONE
+    # the same exception pasted alone is a failure the paste cut (SYNTHETIC)
+    assert classify(lines[1:2]).kind is K.UNKNOWN_FAILURE
+
+
+def test_a_feature_that_requires_another_option_is_bad_arguments() -> None:
+    # https://github.com/getainode/ainode/pull/124 (vLLM 0.29.0)
+    assert classify(["NotImplementedError: Qwen4Exp QSA requires a BF16 main KV cache"]).kind is K.BAD_ARGUMENTS

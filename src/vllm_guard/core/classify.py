@@ -734,7 +734,7 @@ def _scan(lines: Sequence[str]) -> _Scan:
         if gated is None:
             if in_traceback and _ends_traceback(line, index, exception_lines):
                 in_traceback, last_frame = False, None
-            elif not in_traceback and ("rror" in line or "xception" in line) and _loose_exception(line):
+            elif not in_traceback and ("rror" in line or "xception" in line) and _loose_exception(line, lines, index):
                 scan.loose_exceptions.append(index)
             continue
         hit = _best_hit(_candidates(tables, line, gated), line, lines, index)
@@ -742,6 +742,8 @@ def _scan(lines: Sequence[str]) -> _Scan:
             hits.append(hit)
         if hit is not None or (in_traceback and _ends_traceback(line, index, exception_lines)):
             in_traceback, last_frame = False, None
+        elif not in_traceback and ("rror" in line or "xception" in line) and _loose_exception(line, lines, index):
+            scan.loose_exceptions.append(index)  # a needle in a text no rule takes: still a pasted exception
     scan.stopped = stopped
     if in_traceback and last_frame is not None and not stopped:
         scan.cut_tracebacks.append(last_frame)
@@ -800,11 +802,19 @@ def _exception_line(line: str) -> tuple[str, bool] | None:
     return text, _NOT_A_FAILURE_RE.match(text) is None
 
 
-def _loose_exception(line: str) -> bool:
+# site.py reports a sitecustomize or usercustomize that fails to import in one line above the exception, without
+# its traceback, and Python goes on: "Error in sitecustomize; set PYTHONVERBOSE for traceback:"
+_SITE_HOOK = ("Error in sitecustomize", "Error in usercustomize")
+
+
+def _loose_exception(line: str, lines: Sequence[str], index: int) -> bool:
     """An exception line with no traceback above it: Python prints one above every uncaught exception, so this
-    is a paste that kept only the last line. A message logged at a level the program goes on from is not one."""
+    is a paste that kept only the last line. A message logged at a level the program goes on from is not one,
+    nor the exception site.py reports for a start-up hook it goes on without."""
     found = _exception_line(line)
     if found is None or not found[1]:
+        return False
+    if index > 0 and any(hook in lines[index - 1] for hook in _SITE_HOOK):
         return False
     return _GOT_PAST_LEVEL_RE.search(line[: max(0, len(line) - len(found[0]))]) is None
 

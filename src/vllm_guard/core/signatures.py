@@ -351,10 +351,12 @@ SIGNATURES: tuple[Signature, ...] = (
         "oom-torch-caching-allocator",
         K.CUDA_OOM_RUNTIME,
         ROOT,
-        ("out of memory", "OutOfMemoryError"),
+        ("out of memory", "OutOfMemoryError", "Tried to allocate"),
         _CACHING_ALLOCATOR,
         pattern=r"(?:CUDA|HIP|XPU|NPU|MPS|cuda|hip|xpu|npu)\]?:? (?:driver )?(?:error: )?out of memory"
-        r"|(?:torch\.(?:cuda\.)?)?OutOfMemoryError|Cuda failure (?:\d+ )?'?out of memory|MUSA out of memory",
+        r"|(?:torch\.(?:cuda\.)?)?OutOfMemoryError|Cuda failure (?:\d+ )?'?out of memory|MUSA out of memory"
+        # the body of the allocator's message, which a paste may keep without its first words
+        r"|Tried to allocate \d+(?:\.\d+)? ?[KMGT]i?B\. GPU \d+ has a total capac",
         # a recovered OOM ("... falling back to ...", "... retrying") is a warning, not the failure
         unless=(
             "running out of memory",
@@ -366,6 +368,17 @@ SIGNATURES: tuple[Signature, ...] = (
         ),
         oom=True,
         numbers="oom",
+    ),
+    # The NVIDIA kernel module could not allocate for the GPU ("NVRM: nvCheckOkFailedNoLog: Check failed: Out of
+    # memory [NV_ERR_NO_MEMORY]"): on a GB10 or Grace host, whose GPU memory is the system's, the memory ran out.
+    # Weak: the kernel's OOM killer, which such a host often calls next, names the host's memory instead.
+    Signature(
+        "oom-nvrm-no-memory",
+        K.CUDA_OOM_RUNTIME,
+        ROOT_WEAK,
+        ("NV_ERR_NO_MEMORY",),
+        _NVRM,
+        oom=True,
     ),
     # The allocator lists the device's processes through NVML only to word its out-of-memory error
     # (reportProcessMemoryInfo, called once an allocation has failed). Where NVML cannot answer (a MIG slice, a
@@ -674,7 +687,7 @@ SIGNATURES: tuple[Signature, ...] = (
         ("NotImplementedError",),
         Source("vllm", "vllm/config, vllm/v1, vllm/model_executor", "feature checks at start-up", "0.4.0-"),
         pattern=r"NotImplementedError: .*\b(?:(?:does|do|is|are) not (?:yet )?support(?:ed)?\b|not (?:yet )?supported"
-        r"|[Uu]nsupported\b)",
+        r"|[Uu]nsupported\b|requires?\b)",
         hint="vLLM does not implement this combination (see the evidence): drop or change the option it names",
     ),
     Signature(
@@ -1531,6 +1544,8 @@ MILESTONES: tuple[Milestone, ...] = (
         "Starting to load model", Phase.LOAD, _vllm("vllm/v1/worker/gpu_model_runner.py", "load_model", "0.7.0-")
     ),
     Milestone("Loading model weights", Phase.LOAD, _vllm("vllm/worker/model_runner.py", "load_model", "0.4.0-")),
+    # the speculative decoder's draft (EAGLE, MTP) loads after the target model's weights
+    Milestone("Loading drafter model", Phase.LOAD, _vllm("vllm/v1/worker/gpu_model_runner.py", "load_model", "0.9.0-")),
     Milestone(
         "Loading safetensors checkpoint shards",
         Phase.LOAD,
