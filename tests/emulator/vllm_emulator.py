@@ -22,6 +22,8 @@ Behaviour switches (environment):
                                 milestone; every start fails so unless the model is quantized)
 ``VLLM_EMU_FAIL_AT_REQUEST``    the chat request (1-based) at which a mode's fault fires (2)
 ``VLLM_EMU_SEQS_LIMIT``         ``oom_under_load`` fires only while max_num_seqs is above this (64)
+``VLLM_EMU_STATE_BLOCKS``       act as a hybrid model (Qwen3.5's Gated DeltaNet layers) whose KV cache holds this
+                                many state blocks: a start with max_num_seqs above them fails as vLLM 0.19+ does
 ``VLLM_EMU_FAULT_ONCE``         a file: created when a fault fires; while it exists, no fault fires
 ``VLLM_EMU_LOAD_S``             seconds spent "loading weights" (0.2)
 ``VLLM_EMU_CUDA_RESERVED_MIB``  device memory the CUDA context uses outside vLLM's accounting (0):
@@ -299,6 +301,11 @@ KV_FRAMES = [
     (f"{V}/v1/engine/core.py", 83, "__init__", "self._initialize_kv_caches(vllm_config)"),
     (f"{V}/v1/engine/core.py", 170, "_initialize_kv_caches", "kv_cache_configs = get_kv_cache_configs("),
     (f"{V}/v1/core/kv_cache_utils.py", 1115, "check_enough_kv_cache_memory", "raise ValueError("),
+]
+STATE_BLOCK_FRAMES = [
+    (f"{V}/v1/engine/core.py", 83, "__init__", "self._initialize_kv_caches(vllm_config)"),
+    (f"{V}/v1/worker/gpu_model_runner.py", 4802, "initialize_kv_cache", "self._check_and_update_cudagraph_mode("),
+    (f"{V}/config/compilation.py", 1513, "resolve_cudagraph_mode_and_sizes", "raise ValueError("),
 ]
 RUNTIME_FRAMES = [
     (f"{V}/v1/engine/core.py", 701, "run_engine_core", "engine_core.run_busy_loop()"),
@@ -736,6 +743,18 @@ def main(argv: list[str]) -> int:
         f"Maximum concurrency for {max_model_len:,} tokens per request: {tokens / max_model_len:.2f}x",
     )
     host_memory = allocate_host_memory(args)
+
+    state_blocks = os.environ.get("VLLM_EMU_STATE_BLOCKS", "").strip()
+    seqs = args.max_num_seqs or DEFAULT_MAX_NUM_SEQS
+    if state_blocks and seqs > int(state_blocks):
+        # vllm/config/compilation.py (0.19+): one state block per decoding sequence, checked before graph capture
+        fail_engine_core(
+            "ValueError",
+            f"max_num_seqs ({seqs}) exceeds available Mamba cache blocks ({int(state_blocks)}). Each decode sequence "
+            "requires one Mamba cache block, so CUDA graph capture cannot proceed. Please lower max_num_seqs to at "
+            f"most {int(state_blocks)} or increase gpu_memory_utilization.",
+            STATE_BLOCK_FRAMES,
+        )
 
     if not args.enforce_eager:
         if requested + CUDA_GRAPH_GIB * GiB > total - reserved - held:

@@ -333,3 +333,29 @@ def test_an_oom_that_nothing_places_and_only_the_fallback_fixes_ends_on_the_fall
     assert flag(gbox, UNIT, "quantization") == "awq"
     assert gbox.starts(UNIT) <= 3
     assert gbox.chat(PORT, "qwen") == 200
+
+
+def test_a_hybrid_models_state_blocks_lower_max_num_seqs_to_them(gbox: GuardBox) -> None:
+    # The emulator acts as a hybrid model whose KV cache holds 96 state blocks of its linear-attention layers, one per
+    # decoding sequence: with vLLM's default max_num_seqs (256) the start fails as vLLM 0.19+ does ("max_num_seqs
+    # (256) exceeds available Mamba cache blocks (96)"). The guard lowers max_num_seqs to the blocks, and no other
+    # flag: a shorter max_model_len would add no block.
+    model = add_model(gbox, "qwen", Q7)
+    target = gbox.emulator_target(
+        unit=UNIT,
+        model=model,
+        port=PORT,
+        flags={"gpu_memory_utilization": 0.9, "max_model_len": 8192},
+        env={"VLLM_EMU_STATE_BLOCKS": "96"},
+    )
+    start(gbox, [target])
+    wait_healthy(gbox, UNIT)
+
+    assert kinds(gbox, UNIT) == ["kv_cache_insufficient"]
+    remedy = gbox.events(UNIT, "remedy_applied")
+    assert len(remedy) == 1
+    assert flag(gbox, UNIT, "max-num-seqs") == "96"
+    assert flag(gbox, UNIT, "max-model-len") == "8192"
+    assert flag(gbox, UNIT, "gpu-memory-utilization") == "0.9"
+    assert gbox.starts(UNIT) == 2
+    assert gbox.chat(PORT, "qwen") == 200
