@@ -730,20 +730,16 @@ def _scan(lines: Sequence[str]) -> _Scan:
             scan.killed_by_systemd = True
         if "Main process exited" in line:
             main_exited = True
+        # most lines hold no needle and are done in one search; a line a needle lets through but no rule takes is
+        # read like them: the end of a traceback, or an exception pasted without one
         gated = gate(line)
-        if gated is None:
-            if in_traceback and _ends_traceback(line, index, exception_lines):
-                in_traceback, last_frame = False, None
-            elif not in_traceback and ("rror" in line or "xception" in line) and _loose_exception(line, lines, index):
-                scan.loose_exceptions.append(index)
-            continue
-        hit = _best_hit(_candidates(tables, line, gated), line, lines, index)
+        hit = None if gated is None else _best_hit(_candidates(tables, line, gated), line, lines, index)
         if hit is not None:
             hits.append(hit)
         if hit is not None or (in_traceback and _ends_traceback(line, index, exception_lines)):
             in_traceback, last_frame = False, None
         elif not in_traceback and ("rror" in line or "xception" in line) and _loose_exception(line, lines, index):
-            scan.loose_exceptions.append(index)  # a needle in a text no rule takes: still a pasted exception
+            scan.loose_exceptions.append(index)
     scan.stopped = stopped
     if in_traceback and last_frame is not None and not stopped:
         scan.cut_tracebacks.append(last_frame)

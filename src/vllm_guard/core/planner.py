@@ -1600,11 +1600,13 @@ def state_block_seqs(info: ModelInfo, b: Budget, params: PlannerParams, margin: 
     off the blocks as it is taken off lengths. Each sequence in flight keeps one block of its linear-attention
     layers' state; from 0.19 vLLM refuses to start with max_num_seqs above the blocks ("max_num_seqs (1024)
     exceeds available Mamba cache blocks (600)": vllm/config/compilation.py), earlier V1 releases capped their
-    CUDA graphs to them. None: no linear-attention layers, or V0."""
-    h = info.hybrid
-    if h is None or not h.linear or params.engine != "v1":
-        return None
-    return int(b.blocks / (1 + margin))
+    CUDA graphs to them. None: no linear-attention layers, or V0 (``keeps_state_blocks``)."""
+    return int(b.blocks / (1 + margin)) if keeps_state_blocks(info, params) else None
+
+
+def keeps_state_blocks(info: ModelInfo, params: PlannerParams) -> bool:
+    """Whether vLLM keeps state blocks for this model, one per sequence in flight: V1, and linear-attention layers."""
+    return info.hybrid is not None and info.hybrid.linear > 0 and params.engine == "v1"
 
 
 def refuses_seqs_above_state_blocks(params: PlannerParams) -> bool:

@@ -39,6 +39,7 @@ from vllm_guard.core.planner import (
     budget,
     default_max_num_seqs,
     estimate_cudagraphs_of,
+    keeps_state_blocks,
     kv_band,
     kv_bytes_per_token,
     max_model_len_at,
@@ -171,10 +172,10 @@ def _state_blocks(
     """A hybrid model keeps one state block of its linear-attention layers per sequence in flight, and a release
     that refuses max_num_seqs above its blocks (planner.state_block_seqs) would fail the start: lower it to the
     blocks, less the planner's band, never under its floor."""
+    if not keeps_state_blocks(info, params) or not refuses_seqs_above_state_blocks(params):
+        return fit  # no budget to work out for a model without state blocks
     start = fit.current or cur
     fl = start.flags
-    if not refuses_seqs_above_state_blocks(params):
-        return fit
     b = budget(
         info,
         gpu,
