@@ -1302,3 +1302,63 @@ def test_a_start_up_hook_that_python_goes_on_without_is_no_failure() -> None:
 def test_a_feature_that_requires_another_option_is_bad_arguments() -> None:
     # https://github.com/getainode/ainode/pull/124 (vLLM 0.29.0)
     assert classify(["NotImplementedError: Qwen4Exp QSA requires a BF16 main KV cache"]).kind is K.BAD_ARGUMENTS
+
+
+def test_the_sleep_mode_allocators_cuda_error_is_a_device_oom() -> None:
+    # https://github.com/WaroonRagwongsiri/SuperAi-SS6-Level2-Hack4/blob/b92373c7209fbf0201f178d8a566cddbcc894204/llm.log
+    # (vLLM 0.22.0 with --enable-sleep-mode: a wake_up after start-up)
+    lines = [
+        "(APIServer pid=47967) INFO:     Application startup complete.",
+        "(APIServer pid=47967) INFO 06-02 14:31:00 [api_router.py:39] wake up the engine with tags: None",
+        "CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:139",
+        "(EngineCore pid=48200) ERROR 06-02 14:31:01 [core.py:1365] Invocation of wake_up method failed",
+    ]
+    assert classify(lines).kind is K.CUDA_OOM_RUNTIME
+    # another driver error printed the same way is not an OOM (SYNTHETIC: cuGetErrorString's text for another code)
+    other = "CUDA Error: invalid argument at /workspace/csrc/cumem_allocator.cpp:139"
+    assert classify([*lines[:2], other]).kind is not K.CUDA_OOM_RUNTIME
+
+
+def test_a_quantization_flag_the_checkpoint_does_not_carry_is_bad_arguments() -> None:
+    # https://github.com/edward-lcl/feedback-distillation/blob/2be72c377f1e7dac364b4c80737ec04588890abd/vllm_error.log
+    # (vLLM 0.7.3, google/gemma-2-27b-it with quantization='awq')
+    lines = [
+        '  File "/home/skapoor/.local/lib/python3.10/site-packages/vllm/model_executor/model_loader/weight_utils.py",'
+        " line 193, in get_quant_config",
+        "    raise ValueError(",
+        "ValueError: Cannot find the config file for awq",
+    ]
+    f = classify(lines)
+    assert f.kind is K.BAD_ARGUMENTS and "--quantization" in f.hint
+
+
+def test_the_nvidia_container_hook_refusing_a_container_is_a_driver_error() -> None:
+    # https://github.com/vllm-project/vllm/issues/5635 (vllm-openai v0.5.0 on a host with driver 530)
+    line = (
+        "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.4, please update your driver to a "
+        "newer version, or use an earlier cuda container: unknown."
+    )
+    assert classify([line]).kind is K.GPU_DRIVER_ERROR
+    # the hook's other checks (SYNTHETIC, libnvidia-container's wording)
+    assert classify(["nvidia-container-cli: initialization error: nvml error: driver not loaded"]).kind is (
+        K.GPU_DRIVER_ERROR
+    )
+
+
+def test_an_oom_in_the_kernel_warm_up_package_is_a_start_up_oom_even_with_its_frame_wrapped() -> None:
+    # https://github.com/vllm-project/vllm/issues/29360 (vLLM 0.11.1, 8x H20): the paste wrapped at 140 columns
+    p = "(Worker_TP3_EP3 pid=406) ERROR 11-25 08:05:06 [multiproc_executor.py:815] "
+    lines = [
+        p + '  File "/usr/local/lib/python3.12/dist-packages/vllm/model_exe',
+        'cutor/warmup/deep_gemm_warmup.py", line 262, in _warmup',
+        p + "    out = torch.empty((MAX_M, n), device=device, dtype=torch.b",
+        "float16)",
+        p + "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate",
+        "666.00 MiB. GPU 3 has a total capacity of 95.10 GiB of which 145.94 MiB is free.",
+    ]
+    assert classify(lines).kind is K.CUDA_OOM_PROFILE
+    # the same frame unwrapped (SYNTHETIC join of the two lines above)
+    joined = [lines[0] + lines[1], *lines[2:]]
+    assert classify(joined).kind is K.CUDA_OOM_PROFILE
+    # without the frame nothing places it: an OOM while serving, weakly
+    assert classify(lines[4:]).kind is K.CUDA_OOM_RUNTIME

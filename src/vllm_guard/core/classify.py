@@ -428,6 +428,33 @@ _WORD_RE = re.compile(r"\w+")
 
 
 MODEL_INIT_FRAME = "model_executor.__init__"  # signatures.FRAMES: a module of vLLM's model being built
+WARMUP_FRAME = "model_executor.warmup"  # signatures.FRAMES: any function of vLLM's kernel warm-up package
+
+
+def _frame_at(lines: Sequence[str], index: int) -> tuple[re.Match[str], str] | None:
+    """The frame line at ``lines[index]`` and its text; a terminal may have wrapped its path onto the next line
+    (``File ".../vllm/model_exe`` then ``cutor/warmup/x.py", line 262, in _warmup``)."""
+    line = lines[index]
+    if "File " not in line:
+        return None
+    if ", in " in line and (m := _FRAME_RE.search(line)):
+        return m, line
+    if line.count('"') == 1 and index + 1 < len(lines):
+        joined = line.rstrip() + strip_prefixes(lines[index + 1]).strip()
+        m = _FRAME_RE.search(joined)
+        if m and m.start() < len(line):
+            return m, joined
+    return None
+
+
+def _frame_function(m: re.Match[str], line: str, lines: Sequence[str], index: int) -> str:
+    """A frame's function, or the name ``signatures.FRAMES`` gives a part of vLLM whose file places it."""
+    name = _frame_name(m, line, lines, index)
+    if name == "__init__" and "/vllm/model_executor/" in line:
+        return MODEL_INIT_FRAME
+    if "/vllm/model_executor/warmup/" in line:
+        return WARMUP_FRAME
+    return name
 
 
 def _traceback_frames(lines: Sequence[str], index: int) -> list[str]:
@@ -435,16 +462,14 @@ def _traceback_frames(lines: Sequence[str], index: int) -> list[str]:
     frames: list[str] = []
     for i in range(index, max(0, index - _PHASE_LOOKBACK) - 1, -1):
         line = lines[i]
-        if "File " in line and ", in " in line:
-            m = _FRAME_RE.search(line)
-            if m:
+        if "File " in line:
+            found = _frame_at(lines, i)
+            if found:
+                m, text = found
                 callee = _callee(lines, i, index)
                 if callee is not None:
                     frames.append(callee)
-                name = _frame_name(m, line, lines, i)
-                if name == "__init__" and "/vllm/model_executor/" in line:
-                    name = MODEL_INIT_FRAME
-                frames.append(name)
+                frames.append(_frame_function(m, text, lines, i))
         elif _TRACEBACK in line and frames:
             break
     return frames
@@ -466,8 +491,8 @@ def _oom_phase(lines: Sequence[str], index: int, starts: Sequence[int] = ()) -> 
     after: list[str] = []
     for i in range(index + 1, min(len(lines), index + _TRACEBACK_AFTER)):
         line = lines[i]
-        if "File " in line and ", in " in line and (m := _FRAME_RE.search(line)):
-            after.append(m.group(1))
+        if "File " in line and (found := _frame_at(lines, i)):
+            after.append(_frame_function(found[0], found[1], lines, i))
             callee = _callee(lines, i, len(lines) - 1)
             if callee is not None:
                 after.append(callee)

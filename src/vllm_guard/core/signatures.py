@@ -353,7 +353,9 @@ SIGNATURES: tuple[Signature, ...] = (
         ROOT,
         ("out of memory", "OutOfMemoryError", "Tried to allocate"),
         _CACHING_ALLOCATOR,
-        pattern=r"(?:CUDA|HIP|XPU|NPU|MPS|cuda|hip|xpu|npu)\]?:? (?:driver )?(?:error: )?out of memory"
+        # "CUDA Error: out of memory at .../cumem_allocator.cpp": vLLM's sleep-mode allocator (csrc/cumem_allocator.cpp,
+        # 0.7.3-) prints the driver's cuGetErrorString after "CUDA Error: "
+        pattern=r"(?:CUDA|HIP|XPU|NPU|MPS|cuda|hip|xpu|npu)\]?:? (?:driver )?(?:[Ee]rror: )?out of memory"
         r"|(?:torch\.(?:cuda\.)?)?OutOfMemoryError|Cuda failure (?:\d+ )?'?out of memory|MUSA out of memory"
         # the body of the allocator's message, which a paste may keep without its first words
         r"|Tried to allocate \d+(?:\.\d+)? ?[KMGT]i?B\. GPU \d+ has a total capac",
@@ -810,20 +812,43 @@ SIGNATURES: tuple[Signature, ...] = (
         _vllm("vllm/transformers_utils/tokenizer.py", "get_tokenizer", "0.2.0-"),
         phase=Phase.LOAD,
     ),
+    # get_quant_config looks for the method's config files only where the model's config.json declares no
+    # quantization: the method came from --quantization, and the checkpoint is not quantized that way
+    Signature(
+        "quantization-flag-not-the-checkpoints",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        ("Cannot find the config file for",),
+        _vllm("vllm/model_executor/model_loader/weight_utils.py", "get_quant_config", "0.2.0-"),
+        hint="--quantization names a method this checkpoint is not quantized with (its config.json declares none): "
+        "drop the flag, or point the unit at a checkpoint quantized with that method",
+    ),
     Signature(
         "model-tokenizer-config",
         K.MODEL_LOAD_ERROR,
         ROOT,
-        ("Can't load", "Cannot find the config file", "have a tokenizer", "Unknown quantization"),
+        ("Can't load", "have a tokenizer", "Unknown quantization"),
         Source(
             "transformers", "transformers/tokenization_utils_base.py", "PreTrainedTokenizerBase.from_pretrained", "all"
         ),
-        pattern=r"Can't load (?:tokenizer|the configuration|config)|Cannot find the config file"
-        r"|doesn't have a tokenizer|Unknown quantization method",
+        pattern=r"Can't load (?:tokenizer|the configuration|config)|doesn't have a tokenizer"
+        r"|Unknown quantization method",
         unless=("quantization method is not supported",),
         phase=Phase.LOAD,
     ),
     # ---------------------------------------------------------------- the GPU, its driver, CUDA
+    # The NVIDIA container runtime's hook (libnvidia-container) refuses to start a GPU container: the image needs a
+    # newer CUDA than the host's driver ("requirement error: unsatisfied condition: cuda>=12.4"), or the driver or
+    # NVML cannot be reached ("initialization error: nvml error: driver not loaded"). vLLM never runs.
+    Signature(
+        "driver-container-hook",
+        K.GPU_DRIVER_ERROR,
+        ROOT,
+        ("nvidia-container-cli",),
+        Source("libnvidia-container", "src/cli/main.c, src/nvc.c", "nvidia-container-cli's checks", "1.0-"),
+        pattern=r"nvidia-container-cli: (?:requirement error|initialization error|detection error|mount error"
+        r"|ldcache error|device error)",
+    ),
     Signature(
         "driver-missing-or-old",
         K.GPU_DRIVER_ERROR,
@@ -1314,6 +1339,13 @@ FRAMES: tuple[Frame, ...] = (
         "_warmup_model",
         "profile_cudagraph_memory",
         "kernel_warmup",
+    ),
+    # vllm/model_executor/warmup/ (kernel_warmup.py, deep_gemm_warmup.py, ...): kernels warmed up by
+    # compile_or_warm_up_model once the KV cache is allocated; a frame in any of its files (read as WARMUP_FRAME)
+    *_frames(
+        Phase.PROFILE,
+        _vllm("vllm/model_executor/warmup/", "the kernel warm-up package", "0.10.0-"),
+        "model_executor.warmup",
     ),
     *_frames(
         Phase.LOAD,
