@@ -569,3 +569,39 @@ def test_a_hybrid_model_with_more_sequences_than_state_blocks_fails_the_check() 
     # before 0.19 vLLM capped its CUDA graphs to the blocks instead of refusing
     old = PlannerParams(engine="v1", vllm_version="0.18.0")
     assert "model-seqs-above-state-blocks" not in refs(judge(healthy(gpus=gpu, targets=(target,), params=old)))
+
+
+def test_a_quantization_flag_the_checkpoint_does_not_carry_fails() -> None:
+    # vLLM's get_quant_config reads an AWQ/GPTQ/ModelOpt method's parameters from the checkpoint: an unquantized
+    # one stops it at "Cannot find the config file for awq"
+    awq = healthy(targets=(healthy_target(quantization="awq"),))
+    (found,) = [f for f in judge(awq) if f.ref == "model-quantization-not-in-checkpoint"]
+    assert found.status == "fail" and "Cannot find the config file for awq" in found.measured
+    # a method vLLM applies while loading an unquantized checkpoint is fine
+    assert "model-quantization-not-in-checkpoint" not in refs(
+        judge(healthy(targets=(healthy_target(quantization="fp8"),)))
+    )
+    # an older GPTQ checkpoint keeps its parameters in quantize_config.json beside config.json
+    folder = FolderFacts(safetensors=4, quant_config_files=("quantize_config.json",))
+    gptq = healthy(targets=(healthy_target(quantization="gptq", folder=folder),))
+    assert "model-quantization-not-in-checkpoint" not in refs(judge(gptq))
+    # a checkpoint whose config.json declares it
+    quantized = model_info_from_config(
+        {
+            **json.loads((DATA / "models/Qwen2.5-7B-Instruct/config.json").read_text()),
+            "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 128},
+        }
+    )
+    declared = healthy(targets=(healthy_target(quantization="awq", model_info=quantized),))
+    assert "model-quantization-not-in-checkpoint" not in refs(judge(declared))
+
+
+def test_doctor_reads_the_quantization_flag_and_the_folder(cli: Callable[..., CliResult], tmp_path: Path) -> None:
+    build_root(tmp_path)
+    config = tmp_path / "etc/vllm-guard/config.toml"
+    config.write_text(config.read_text() + '[target.flags]\nquantization = "gptq"\n')
+    _, found = doctor(cli, tmp_path, "--no-vllm-check")
+    assert found["model-quantization-not-in-checkpoint"].status == "fail"
+    (tmp_path / "models/tiny/quantize_config.json").write_text('{"bits": 4, "group_size": 128}')
+    _, found = doctor(cli, tmp_path, "--no-vllm-check")
+    assert "model-quantization-not-in-checkpoint" not in found

@@ -90,6 +90,11 @@ class FolderReport:
     header_errors: list[str] = field(default_factory=list)
     weights: WeightSummary | None = None
     index_error: str | None = None
+    # a quantization method's own config file beside config.json (vLLM's get_quant_config looks for these names)
+    quant_config_files: list[str] = field(default_factory=list)
+
+
+QUANT_CONFIG_NAMES = ("quant_config.json", "quantize_config.json", "hf_quant_config.json")
 
 
 def scan_folder(folder: Path) -> FolderReport:
@@ -104,6 +109,7 @@ def scan_folder(folder: Path) -> FolderReport:
     report.safetensors = [n for n in names if n.endswith(".safetensors")]
     report.training_files = [n for n in names if n.endswith(TRAINING_SUFFIXES)]
     report.bin_files = [n for n in names if n.endswith(".bin") and "model" in n]
+    report.quant_config_files = [n for n in names if n.endswith(QUANT_CONFIG_NAMES)]
     if INDEX_FILE in names:
         try:
             index = json.loads((folder / INDEX_FILE).read_text(encoding="utf-8"))

@@ -99,6 +99,7 @@ def _target_facts(
             size_mismatches=tuple(report.size_mismatches),
             header_errors=tuple(report.header_errors),
             index_error=report.index_error,
+            quant_config_files=tuple(report.quant_config_files),
         )
     except GuardError as err:
         model_error = f"[{err.ref}] {err.message}"
@@ -151,6 +152,7 @@ def _target_facts(
         port=target.port,
         swap_space_gib=target.flags.swap_space,
         cpu_offload_gb=target.flags.cpu_offload_gb,
+        quantization=target.flags.quantization,
         device=target.device,
         cpu_kv_gib=_cpu_kv_gib(target),
         model_error=model_error,

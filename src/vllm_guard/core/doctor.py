@@ -89,6 +89,7 @@ class FolderFacts:
     size_mismatches: tuple[tuple[str, int, int], ...] = ()
     header_errors: tuple[str, ...] = ()
     index_error: str | None = None
+    quant_config_files: tuple[str, ...] = ()  # quant_config.json, quantize_config.json, hf_quant_config.json
 
 
 @dataclass(frozen=True)
@@ -120,6 +121,7 @@ class TargetFacts:
     # what the planner is told of this target's own vLLM (None: Facts.params, the first target's)
     params: PlannerParams | None = None
     vllm_error: str | None = None  # its python cannot import vLLM (said for targets after the first)
+    quantization: str | None = None  # the --quantization flag (None: the checkpoint's own, if any)
 
 
 @dataclass(frozen=True)
@@ -330,6 +332,7 @@ def model_findings(f: Facts, t: TargetFacts) -> list[Finding]:
     info = t.model_info
     if info is None:
         return out
+    out.extend(_quantization_findings(t, info))
     if t.device == "cpu":
         return out + cpu_kv_findings(f, t, info)
     if f.gpu_error is not None or not f.gpus:
@@ -447,6 +450,47 @@ class CpuKv:
     kv_bytes: int
     per_token: int
     tokens: int  # usable tokens: whole blocks, less the null block
+
+
+# Methods whose parameters vLLM reads from the checkpoint (get_quant_config: config.json's quantization_config,
+# else a file of the method's own beside it); the others (fp8, bitsandbytes, experts_int8, ...) quantize an
+# unquantized checkpoint as it loads.
+CHECKPOINT_QUANTIZATIONS = frozenset(
+    {
+        "awq",
+        "awq_marlin",
+        "gptq",
+        "gptq_marlin",
+        "gptq_marlin_24",
+        "marlin",
+        "gptq_bitblas",
+        "bitblas",
+        "squeezellm",
+        "deepspeedfp",
+        "modelopt",
+        "modelopt_fp4",
+    }
+)
+
+
+def _quantization_findings(t: TargetFacts, info: ModelInfo) -> list[Finding]:
+    """A --quantization the checkpoint is not quantized with: vLLM stops at "Cannot find the config file for X"."""
+    method = (t.quantization or "").lower()
+    if method not in CHECKPOINT_QUANTIZATIONS or info.quantization is not None:
+        return []
+    if t.folder is None or t.folder.quant_config_files:
+        return []
+    return [
+        Finding(
+            "fail",
+            "model-quantization-not-in-checkpoint",
+            f"{t.unit}: quantization {method} is asked for, but {t.model} is not quantized with it",
+            "config.json has no quantization_config and the folder no quant_config.json / quantize_config.json; "
+            f'vLLM will stop with "Cannot find the config file for {method}"',
+            "drop quantization from the target's flags (vLLM reads a quantized checkpoint's method from its "
+            "config.json), or point the target at a checkpoint quantized with that method",
+        )
+    ]
 
 
 def node_memory(f: Facts) -> tuple[int, int]:
