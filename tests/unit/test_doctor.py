@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -15,6 +16,7 @@ from tests.conftest import DATA, CliResult, write_config
 from tests.unit.test_modelinfo import write_safetensors
 from vllm_guard.core.doctor import (
     Facts,
+    FallbackFacts,
     Finding,
     FolderFacts,
     GpuFact,
@@ -605,3 +607,25 @@ def test_doctor_reads_the_quantization_flag_and_the_folder(cli: Callable[..., Cl
     (tmp_path / "models/tiny/quantize_config.json").write_text('{"bits": 4, "group_size": 128}')
     _, found = doctor(cli, tmp_path, "--no-vllm-check")
     assert "model-quantization-not-in-checkpoint" not in found
+    # a fallback: the same folder without the file, asked for with AWQ
+    plain = tmp_path / "models/tiny-plain"
+    shutil.copytree(tmp_path / "models/tiny", plain)
+    (plain / "quantize_config.json").unlink()
+    config.write_text(config.read_text() + '[[target.fallback]]\nmodel = "/models/tiny-plain"\nquantization = "awq"\n')
+    _, found = doctor(cli, tmp_path, "--no-vllm-check")
+    assert found["fallback-quantization-not-in-checkpoint"].status == "fail"
+
+
+def test_a_fallback_asking_for_a_quantization_its_checkpoint_lacks_fails() -> None:
+    awq = model_info_from_config(
+        {
+            **json.loads((DATA / "models/Qwen2.5-7B-Instruct/config.json").read_text()),
+            "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 128},
+        }
+    )
+    wrong = FallbackFacts("/models/q7-plain", "awq", Q7)
+    right = FallbackFacts("/models/q7-awq", "awq", awq)
+    unread = FallbackFacts("/models/not-there-yet", "awq")  # the daemon waits for a missing folder; not judged
+    found = judge(healthy(targets=(healthy_target(fallbacks=(wrong, right, unread)),)))
+    (fail,) = [f for f in found if f.ref == "fallback-quantization-not-in-checkpoint"]
+    assert fail.status == "fail" and "/models/q7-plain" in fail.title

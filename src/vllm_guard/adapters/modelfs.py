@@ -97,6 +97,14 @@ class FolderReport:
 QUANT_CONFIG_NAMES = ("quant_config.json", "quantize_config.json", "hf_quant_config.json")
 
 
+def quant_config_files(folder: Path) -> list[str]:
+    """The quantization methods' own config files in a model folder ([] where it cannot be listed)."""
+    try:
+        return sorted(p.name for p in folder.iterdir() if p.name.endswith(QUANT_CONFIG_NAMES) and p.is_file())
+    except OSError:
+        return []
+
+
 def scan_folder(folder: Path) -> FolderReport:
     """List the weight files, check the index's shards are present and each file's size matches its header."""
     report = FolderReport(folder=folder)

@@ -9,13 +9,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from vllm_guard.adapters import host
-from vllm_guard.adapters.modelfs import load_model_info, scan_folder
+from vllm_guard.adapters.modelfs import load_model_info, quant_config_files, scan_folder
 from vllm_guard.adapters.nvml import GpuReport
 from vllm_guard.app.config_load import Loaded, load_config
 from vllm_guard.consts import ENV_ARGS, GUARD_UNIT, Paths
 from vllm_guard.core.config import Target
 from vllm_guard.core.doctor import (
     Facts,
+    FallbackFacts,
     Finding,
     FolderFacts,
     GpuFact,
@@ -153,6 +154,7 @@ def _target_facts(
         swap_space_gib=target.flags.swap_space,
         cpu_offload_gb=target.flags.cpu_offload_gb,
         quantization=target.flags.quantization,
+        fallbacks=tuple(_fallback_facts(fb.model, fb.quantization, paths) for fb in target.fallback),
         device=target.device,
         cpu_kv_gib=_cpu_kv_gib(target),
         model_error=model_error,
@@ -167,6 +169,15 @@ def _target_facts(
         limit_nofile=limit,
         exposure=_exposure(paths.unit_dir / target.unit_file) if unit_text is not None else None,
     )
+
+
+def _fallback_facts(model: str, quantization: str | None, paths: Paths) -> FallbackFacts:
+    folder = paths.under(model.lstrip("/"))
+    try:
+        info = load_model_info(folder)
+    except GuardError:
+        return FallbackFacts(model, quantization)
+    return FallbackFacts(model, quantization, info, tuple(quant_config_files(folder)))
 
 
 def _cpu_kv_gib(target: Target) -> int | None:

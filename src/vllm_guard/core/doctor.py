@@ -93,6 +93,16 @@ class FolderFacts:
 
 
 @dataclass(frozen=True)
+class FallbackFacts:
+    """A ``[[target.fallback]]`` model as doctor finds it (the guard starts it when the weights do not fit)."""
+
+    model: str
+    quantization: str | None
+    model_info: ModelInfo | None = None  # None: its config.json cannot be read (the daemon waits for it)
+    quant_config_files: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class TargetFacts:
     unit: str
     model: str
@@ -122,6 +132,7 @@ class TargetFacts:
     params: PlannerParams | None = None
     vllm_error: str | None = None  # its python cannot import vLLM (said for targets after the first)
     quantization: str | None = None  # the --quantization flag (None: the checkpoint's own, if any)
+    fallbacks: tuple[FallbackFacts, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -473,24 +484,47 @@ CHECKPOINT_QUANTIZATIONS = frozenset(
 )
 
 
+def _not_quantized_with(method: str | None, info: ModelInfo | None, quant_files: Sequence[str]) -> str | None:
+    """The method, where vLLM would stop at "Cannot find the config file for <method>": a method whose parameters
+    it reads from the checkpoint, which neither its config.json nor a file beside it declares."""
+    m = (method or "").lower()
+    if m not in CHECKPOINT_QUANTIZATIONS or info is None or info.quantization is not None or quant_files:
+        return None
+    return m
+
+
 def _quantization_findings(t: TargetFacts, info: ModelInfo) -> list[Finding]:
-    """A --quantization the checkpoint is not quantized with: vLLM stops at "Cannot find the config file for X"."""
-    method = (t.quantization or "").lower()
-    if method not in CHECKPOINT_QUANTIZATIONS or info.quantization is not None:
-        return []
-    if t.folder is None or t.folder.quant_config_files:
-        return []
-    return [
-        Finding(
-            "fail",
-            "model-quantization-not-in-checkpoint",
-            f"{t.unit}: quantization {method} is asked for, but {t.model} is not quantized with it",
-            "config.json has no quantization_config and the folder no quant_config.json / quantize_config.json; "
-            f'vLLM will stop with "Cannot find the config file for {method}"',
-            "drop quantization from the target's flags (vLLM reads a quantized checkpoint's method from its "
-            "config.json), or point the target at a checkpoint quantized with that method",
+    """A --quantization the checkpoint is not quantized with, for the target and for each fallback model."""
+    out: list[Finding] = []
+    quant_files = t.folder.quant_config_files if t.folder is not None else ("?",)  # folder unread: not judged
+    method = _not_quantized_with(t.quantization, info, quant_files)
+    if method is not None:
+        out.append(
+            Finding(
+                "fail",
+                "model-quantization-not-in-checkpoint",
+                f"{t.unit}: quantization {method} is asked for, but {t.model} is not quantized with it",
+                "config.json has no quantization_config and the folder no quant_config.json / quantize_config.json; "
+                f'vLLM will stop with "Cannot find the config file for {method}"',
+                "drop quantization from the target's flags (vLLM reads a quantized checkpoint's method from its "
+                "config.json), or point the target at a checkpoint quantized with that method",
+            )
         )
-    ]
+    for fb in t.fallbacks:
+        method = _not_quantized_with(fb.quantization, fb.model_info, fb.quant_config_files)
+        if method is not None:
+            out.append(
+                Finding(
+                    "fail",
+                    "fallback-quantization-not-in-checkpoint",
+                    f"{t.unit}: fallback {fb.model} is not quantized with {method}, which the fallback asks for",
+                    f'the guard would start it with --quantization={method} and vLLM stop with "Cannot find the '
+                    f'config file for {method}"',
+                    "drop quantization from that [[target.fallback]] (vLLM reads the checkpoint's own method), or "
+                    "point it at a checkpoint quantized with that method",
+                )
+            )
+    return out
 
 
 def node_memory(f: Facts) -> tuple[int, int]:
