@@ -1362,3 +1362,46 @@ def test_an_oom_in_the_kernel_warm_up_package_is_a_start_up_oom_even_with_its_fr
     assert classify(joined).kind is K.CUDA_OOM_PROFILE
     # without the frame nothing places it: an OOM while serving, weakly
     assert classify(lines[4:]).kind is K.CUDA_OOM_RUNTIME
+
+
+def test_an_excerpt_out_of_time_order_is_read_in_time_order() -> None:
+    # https://github.com/vllm-project/vllm/issues/29070 (vLLM 0.11.1, TP4): the issue body quotes the error first,
+    # then the start-up and the requests that ran before it
+    oom = (
+        "ERROR 11-19 21:10:38 [v1/executor/multiproc_executor.py:671] torch.OutOfMemoryError: CUDA out of memory. "
+        "Tried to allocate 40.00 MiB. GPU 0 has a total capacity of 23.50 GiB of which 31.19 MiB is free."
+    )
+    before = [
+        "[Worker_TP3 pid=540] INFO 11-19 21:09:35 [v1/worker/gpu_worker.py:298] Available KV cache memory: 17.24 GiB",
+        "[EngineCore_DP0 pid=404] INFO 11-19 21:09:35 [v1/core/kv_cache_utils.py:1087] GPU KV cache size: 226,000 "
+        "tokens",
+        "INFO 11-19 21:10:23 [v1/metrics/loggers.py:127] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg "
+        "generation throughput: 447.0 tokens/s, Running: 200 reqs, Waiting: 0 reqs, GPU KV cache usage: 49.2%, "
+        "Prefix cache hit rate: 0.5%",
+    ]
+    f = classify([oom, *before])
+    assert f.kind is K.CUDA_OOM_RUNTIME and f.phase is Phase.SERVE
+    # in order, the same lines say the same
+    assert classify([*before, oom]).kind is K.CUDA_OOM_RUNTIME
+    # without the serving line, the KV cache sizing logged before it is the last milestone: a start-up OOM
+    assert classify([oom, *before[:2]]).kind is K.CUDA_OOM_PROFILE
+
+
+def test_a_kubernetes_service_port_in_vllm_port_is_bad_arguments() -> None:
+    # https://github.com/vllm-project/vllm/issues/34199 (vLLM's own message, 0.8+)
+    uri = (
+        "ERROR 02-10 09:39:12 [engine.py:458] ValueError: VLLM_PORT 'tcp://169.169.193.120:6785' appears to be a URI. "
+        "This may be caused by a Kubernetes service discovery issue,check the warning in: "
+        "https://docs.vllm.ai/en/stable/serving/env_vars.html"
+    )
+    f = classify([uri])
+    assert f.kind is K.BAD_ARGUMENTS and "VLLM_PORT" in f.hint
+    # https://github.com/opea-project/GenAIInfra/pull/612 (vLLM 0.6: the bare int() of the variable)
+    bare = [
+        "ERROR 11-26 09:29:11 engine.py:366]     lambda: int(os.getenv('VLLM_PORT', '0'))",
+        "ERROR 11-26 09:29:11 engine.py:366] ValueError: invalid literal for int() with base 10: "
+        "'tcp://10.100.120.175:80'",
+    ]
+    assert classify(bare).kind is K.BAD_ARGUMENTS
+    # another bad number is not this (SYNTHETIC)
+    assert classify(["ValueError: invalid literal for int() with base 10: 'abc'"]).kind is not K.BAD_ARGUMENTS

@@ -510,7 +510,11 @@ def _oom_phase(lines: Sequence[str], index: int, starts: Sequence[int] = ()) -> 
     phase = _phase_of_frames(methods)
     if phase is not None:
         return phase, Basis.FRAME
-    # 4. The last start-up milestone before it.
+    # 4. The last start-up milestone before it: in time, where the excerpt puts later sections before earlier ones
+    #    (an issue body quoting the error, then the start-up); else in the excerpt's order.
+    phase = _milestone_before_in_time(lines, index, start, min(len(lines), high))
+    if phase is not None:
+        return phase, Basis.MILESTONE
     for i in range(index, start - 1, -1):
         phase = _milestone(lines[i])
         if phase is not None:
@@ -862,11 +866,44 @@ def _recovered_after(lines: Sequence[str], index: int, starts: Sequence[int] = (
     """True when the same process went on serving after ``lines[index]`` (the error did not kill it)."""
     # a new process: whatever it serves says nothing of the one that failed
     end = min(len(lines), _segment(starts, index)[1])
+    at = _log_time(lines[index])
     for i in range(index + 1, end):
         line = lines[i]
         if "Avg prompt throughput" in line or '" 200' in line or "Application startup complete" in line:
+            then = _log_time(line)
+            if at is not None and then is not None and then < at:
+                continue  # printed before the error: the excerpt put it below
             return True
     return False
+
+
+# vLLM's logger: "INFO 11-19 21:10:38 [file.py:1] ..." (month-day, time; no year)
+_LOG_TIME_RE = re.compile(r"\b(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)\b")
+
+
+def _log_time(line: str) -> tuple[int, ...] | None:
+    m = _LOG_TIME_RE.search(line)
+    return tuple(int(g) for g in m.groups()) if m else None
+
+
+def _milestone_before_in_time(lines: Sequence[str], index: int, start: int, end: int) -> Phase | None:
+    """Where an excerpt is out of time order (a line below ``lines[index]`` was logged earlier), the milestone
+    logged last at or before it; None where the excerpt is in order or says no time."""
+    at = _log_time(lines[index])
+    if at is None:
+        return None
+    window = range(index + 1, min(end, index + _PHASE_LOOKBACK))
+    if not any((t := _log_time(lines[i])) is not None and t < at for i in window):
+        return None
+    best: tuple[tuple[int, ...], int, Phase] | None = None
+    for i in range(start, min(end, index + _PHASE_LOOKBACK)):
+        t = _log_time(lines[i])
+        phase = _milestone(lines[i]) if t is not None and t <= at else None
+        if phase is not None and t is not None:
+            key = (t, _PHASE_ORDER[phase], phase)
+            if best is None or key[:2] > best[:2]:
+                best = key
+    return best[2] if best else None
 
 
 _UNCAUGHT = _Rule(

@@ -525,6 +525,21 @@ SIGNATURES: tuple[Signature, ...] = (
         pattern=r": error: (?:unrecognized arguments|argument |the following arguments are required|invalid choice"
         r"|ambiguous option|unrecognized)",
     ),
+    # VLLM_PORT holds a URI, not a number: Kubernetes sets <SERVICE>_PORT=tcp://ip:port for every Service, and one
+    # named "vllm" makes VLLM_PORT (vllm/envs.py: int(os.getenv("VLLM_PORT")) up to 0.7; get_vllm_port's own
+    # message from 0.8). Any environment variable read as a number that holds tcp:// is that same injection.
+    Signature(
+        "args-env-port-is-a-uri",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        ("VLLM_PORT", "'tcp://"),
+        _vllm("vllm/envs.py", "get_vllm_port, environment_variables['VLLM_PORT']", "0.4.0-"),
+        pattern=r"VLLM_PORT '[^']*' (?:appears to be a URI|must be a valid integer)"
+        r"|invalid literal for int\(\) with base 10: 'tcp://",
+        hint="an environment variable vLLM reads as a port number holds a URI (VLLM_PORT=tcp://...): Kubernetes "
+        "sets <SERVICE>_PORT for each Service, so a Service named vllm sets VLLM_PORT; rename the Service, or set "
+        "VLLM_PORT to a number (or unset it) in the unit's environment",
+    ),
     # argparse prints the usage before its error line; a paste may cut the error off, but a server that
     # runs never prints its usage
     Signature(
