@@ -892,7 +892,7 @@ def _milestone_before_in_time(lines: Sequence[str], index: int, start: int, end:
     at = _log_time(lines[index])
     if at is None:
         return None
-    window = range(index + 1, min(end, index + _PHASE_LOOKBACK))
+    window = range(index + 1, min(end, index + _TRACEBACK_AFTER))  # a section quoted below the error
     if not any((t := _log_time(lines[i])) is not None and t < at for i in window):
         return None
     best: tuple[tuple[int, ...], int, Phase] | None = None
