@@ -1405,3 +1405,35 @@ def test_a_kubernetes_service_port_in_vllm_port_is_bad_arguments() -> None:
     assert classify(bare).kind is K.BAD_ARGUMENTS
     # another bad number is not this (SYNTHETIC)
     assert classify(["ValueError: invalid literal for int() with base 10: 'abc'"]).kind is not K.BAD_ARGUMENTS
+
+
+def test_vllms_failed_safetensors_metadata_lookup_is_no_failure() -> None:
+    # https://github.com/fpolica91/triton-example/blob/421a483afc7382db9cd2ab5dccce69de3a2613cc/vllm.log (vLLM 0.16.0):
+    # logged at ERROR for a local folder, then the server starts and serves
+    p = "(APIServer pid=103793) "
+    lines = [
+        p + "ERROR 03-08 20:37:09 [repo_utils.py:47] Error retrieving safetensors: Repo id must be in the form "
+        "'repo_name' or 'namespace/repo_name': '/data0/huggingface/MiniMax-M2.5'. Use `repo_type` argument if "
+        "needed., retrying 1 of 2",
+        p + "ERROR 03-08 20:37:11 [repo_utils.py:45] Error retrieving safetensors: Repo id must be in the form "
+        "'repo_name' or 'namespace/repo_name': '/data0/huggingface/MiniMax-M2.5'. Use `repo_type` argument if "
+        "needed.",
+        p + "INFO:     Application startup complete.",
+    ]
+    assert classify(lines).kind is K.NONE
+    # the hub's own exception, raised, is still a model that cannot load (SYNTHETIC, huggingface_hub's wording)
+    raised = (
+        "huggingface_hub.errors.HFValidationError: Repo id must be in the form 'repo_name' or 'namespace/repo_name'"
+    )
+    assert classify([raised]).kind is K.MODEL_LOAD_ERROR
+
+
+def test_gpt_oss_without_its_tiktoken_vocabulary_is_a_model_load_error() -> None:
+    # https://github.com/parallelworks/activate-rag-vllm/blob/08e26882e64afc6f0db4ab7b74b884fecf32d181/vllm.out
+    line = (
+        "(APIServer pid=21) openai_harmony.HarmonyError: invalid tiktoken vocab file: hash mismatch: computed="
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855, expected="
+        "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
+    )
+    f = classify([line])
+    assert f.kind is K.MODEL_LOAD_ERROR and "TIKTOKEN_ENCODINGS_BASE" in f.hint

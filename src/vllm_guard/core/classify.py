@@ -654,6 +654,11 @@ def _match(rule: _Rule, line: str, lines: Sequence[str], index: int) -> _Hit | N
 # which may well talk about errors: never read it as the server's own failure.
 _REQUEST_LOG = "Received request"
 _OUTPUT_LOG = "Generated response"
+# vLLM reads the checkpoint's safetensors metadata (for the dtype and the parameter count) and logs at ERROR each
+# try that fails (a local folder is no repo id, the hub is offline); it goes on without it, whatever the error says
+# (vllm/transformers_utils/config.py, later repo_utils.py: try_get_safetensors_metadata, "Error retrieving
+# safetensors" through with_retry, its exception caught)
+_METADATA_LOOKUP_LOG = "Error retrieving safetensors"
 # vLLM's logger at INFO or DEBUG: "INFO 11-30 05:00:00 [core.py:1] ..." (the year-less date is its own)
 _QUIET_RE = re.compile(r"(?:^|[\s)\]])(?:INFO|DEBUG) (?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d")
 _EXC_LINE_RE = re.compile(r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b(?::|$)")
@@ -712,6 +717,8 @@ def _scan(lines: Sequence[str]) -> _Scan:
         # vLLM's own INFO/DEBUG lines (most lines of a log) carry no failure but the few it logs at INFO (zero KV
         # blocks) and the starts and stops it reports: skip them after one search, unless the line is a paste
         # that joined an error onto them. Request logs quote users' text: never read them.
+        if _METADATA_LOOKUP_LOG in line:
+            continue
         quiet_line = ("INFO " in line or "DEBUG " in line) and quiet(line) is not None
         if quiet_line:
             if _REQUEST_LOG in line or _OUTPUT_LOG in line:

@@ -838,6 +838,19 @@ SIGNATURES: tuple[Signature, ...] = (
         hint="--quantization names a method this checkpoint is not quantized with (its config.json declares none): "
         "drop the flag, or point the unit at a checkpoint quantized with that method",
     ),
+    # gpt-oss's chat format (openai_harmony.load_harmony_encoding) reads the o200k tiktoken vocabulary, downloaded
+    # on first use: an air-gapped host without it, or an empty file where it should be, stops the API server
+    Signature(
+        "model-harmony-vocab",
+        K.MODEL_LOAD_ERROR,
+        ROOT,
+        ("vocab file",),
+        Source("openai_harmony", "openai_harmony/__init__.py, src/tiktoken_ext", "load_harmony_encoding", "0.0.1-"),
+        pattern=r"invalid tiktoken vocab file|error downloading or loading vocab file|failed to download or load vocab",
+        hint="gpt-oss's chat format needs the tiktoken vocabulary (o200k_base) on the host: download it once and "
+        "point TIKTOKEN_ENCODINGS_BASE at its folder in the unit's environment (an empty or partial file fails "
+        "its hash check)",
+    ),
     Signature(
         "model-tokenizer-config",
         K.MODEL_LOAD_ERROR,
