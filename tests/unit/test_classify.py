@@ -1437,3 +1437,14 @@ def test_gpt_oss_without_its_tiktoken_vocabulary_is_a_model_load_error() -> None
     )
     f = classify([line])
     assert f.kind is K.MODEL_LOAD_ERROR and "TIKTOKEN_ENCODINGS_BASE" in f.hint
+
+
+def test_a_new_year_below_the_error_is_not_an_earlier_line() -> None:
+    # SYNTHETIC times around midnight of 31 December: the serving line below the exception came after it, so the
+    # server went on (a January line is not read as logged before a December one)
+    p = "ERROR 12-31 23:59:59 [api_server.py:1] "
+    lines = [p + "Traceback (most recent call last):", p + "ValueError: boom"]
+    serving = "INFO 01-01 00:00:09 [loggers.py:127] Engine 000: Avg prompt throughput: 0.0 tokens/s, Running: 2 reqs"
+    assert classify([*lines, serving]).kind is K.NONE
+    # the same serving line logged an hour before it, quoted below it, is not the server going on
+    assert classify([*lines, serving.replace("01-01 00:00:09", "12-31 22:59:59")]).kind is K.UNKNOWN_FAILURE

@@ -878,7 +878,7 @@ def _recovered_after(lines: Sequence[str], index: int, starts: Sequence[int] = (
         line = lines[i]
         if "Avg prompt throughput" in line or '" 200' in line or "Application startup complete" in line:
             then = _log_time(line)
-            if at is not None and then is not None and then < at:
+            if at is not None and then is not None and _earlier(then, at):
                 continue  # printed before the error: the excerpt put it below
             return True
     return False
@@ -893,6 +893,11 @@ def _log_time(line: str) -> tuple[int, ...] | None:
     return tuple(int(g) for g in m.groups()) if m else None
 
 
+def _earlier(t: tuple[int, ...], than: tuple[int, ...]) -> bool:
+    """``t`` was logged before ``than`` (a line of January below one of December is the new year, not earlier)."""
+    return t < than and not (than[0] == 12 and t[0] == 1)
+
+
 def _milestone_before_in_time(lines: Sequence[str], index: int, start: int, end: int) -> Phase | None:
     """Where an excerpt is out of time order (a line below ``lines[index]`` was logged earlier), the milestone
     logged last at or before it; None where the excerpt is in order or says no time."""
@@ -900,12 +905,12 @@ def _milestone_before_in_time(lines: Sequence[str], index: int, start: int, end:
     if at is None:
         return None
     window = range(index + 1, min(end, index + _TRACEBACK_AFTER))  # a section quoted below the error
-    if not any((t := _log_time(lines[i])) is not None and t < at for i in window):
+    if not any((t := _log_time(lines[i])) is not None and _earlier(t, at) for i in window):
         return None
     best: tuple[tuple[int, ...], int, Phase] | None = None
     for i in range(start, min(end, index + _PHASE_LOOKBACK)):
         t = _log_time(lines[i])
-        phase = _milestone(lines[i]) if t is not None and t <= at else None
+        phase = _milestone(lines[i]) if t is not None and (t == at or _earlier(t, at)) else None
         if phase is not None and t is not None:
             key = (t, _PHASE_ORDER[phase], phase)
             if best is None or key[:2] > best[:2]:
