@@ -1448,3 +1448,17 @@ def test_a_new_year_below_the_error_is_not_an_earlier_line() -> None:
     assert classify([*lines, serving]).kind is K.NONE
     # the same serving line logged an hour before it, quoted below it, is not the server going on
     assert classify([*lines, serving.replace("01-01 00:00:09", "12-31 22:59:59")]).kind is K.UNKNOWN_FAILURE
+
+
+def test_no_platform_found_is_a_driver_error() -> None:
+    # https://github.com/llm-inference-aad/llm-inference/blob/f9d5ed4b2902aeaaa4c12e72f6f67452b357c195/server_vllm.log
+    # (a Slurm job where no GPU was visible: vLLM's DeviceConfig got an empty device type)
+    lines = [
+        "INFO 04-28 01:32:18 [importing.py:44] Triton is installed but 0 active driver(s) found (expected 1). "
+        "Disabling Triton to prevent runtime errors.",
+        '  File "/storage/ice1/5/5/jgil37/llm-inference/venv/lib/python3.10/site-packages/vllm/config/device.py", '
+        "line 73, in __post_init__",
+        "    self.device = torch.device(self.device_type)",
+        "RuntimeError: Device string must not be empty",
+    ]
+    assert classify(lines).kind is K.GPU_DRIVER_ERROR

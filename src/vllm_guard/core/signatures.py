@@ -956,9 +956,13 @@ SIGNATURES: tuple[Signature, ...] = (
             "cudaGetDeviceCount",
             "driver initialization failed",
             "device handle for GPU",
+            "Device string must not be empty",
         ),
         _torch("c10/cuda/CUDAFunctions.cpp", "device_count_impl", "1.0-"),
+        # vLLM found no platform (no GPU, driver or runtime visible: UnspecifiedPlatform's device_type is ""):
+        # "Failed to infer device type" up to 0.9, then torch.device("") in DeviceConfig (vllm/config/device.py)
         pattern=r"No CUDA GPUs are available|CUDA initialization: |forward compatibility was attempted"
+        r"|Device string must not be empty"
         r"|CUDA driver initialization failed|Unable to determine the device handle for GPU"
         r"|system not yet initialized|cudaErrorNoDevice|CUDA_ERROR_NO_DEVICE|no CUDA-capable device"
         r"|CUDA-capable device\(s\) is/are busy|Failed to infer device type|Unexpected error from cudaGetDeviceCount",
