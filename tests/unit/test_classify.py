@@ -1462,3 +1462,13 @@ def test_no_platform_found_is_a_driver_error() -> None:
         "RuntimeError: Device string must not be empty",
     ]
     assert classify(lines).kind is K.GPU_DRIVER_ERROR
+
+
+def test_a_quantization_flag_naming_another_method_is_bad_arguments() -> None:
+    # SYNTHETIC: the wording of vLLM's ModelConfig._verify_quantization, for an AWQ checkpoint started with gptq
+    line = (
+        "ValueError: Quantization method specified in the model config (awq) does not match the quantization "
+        "method specified in the `quantization` argument (gptq)."
+    )
+    f = classify([line])
+    assert f.kind is K.BAD_ARGUMENTS and "--quantization" in f.hint

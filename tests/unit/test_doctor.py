@@ -629,3 +629,21 @@ def test_a_fallback_asking_for_a_quantization_its_checkpoint_lacks_fails() -> No
     found = judge(healthy(targets=(healthy_target(fallbacks=(wrong, right, unread)),)))
     (fail,) = [f for f in found if f.ref == "fallback-quantization-not-in-checkpoint"]
     assert fail.status == "fail" and "/models/q7-plain" in fail.title
+
+
+def test_a_quantization_flag_naming_another_method_than_the_checkpoints_warns() -> None:
+    gptq = model_info_from_config(
+        {
+            **json.loads((DATA / "models/Qwen2.5-7B-Instruct/config.json").read_text()),
+            "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 128},
+        }
+    )
+
+    def found(flag: str) -> set[str]:
+        return refs(judge(healthy(targets=(healthy_target(quantization=flag, model_info=gptq),))), "warn")
+
+    assert "model-quantization-other-method" in found("awq")
+    assert "model-quantization-other-method" in found("fp8")
+    # a kernel of the checkpoint's own method is accepted by vLLM
+    for kernel in ("gptq", "gptq_marlin", "marlin", "gptq_bitblas", "moe_wna16"):
+        assert "model-quantization-other-method" not in found(kernel), kernel

@@ -493,6 +493,25 @@ def _not_quantized_with(method: str | None, info: ModelInfo | None, quant_files:
     return m
 
 
+# Kernels vLLM may choose for another method's checkpoint when the flag names them (each method's
+# override_quantization_method: a GPTQ or AWQ checkpoint runs on Marlin, BitBLAS, the MoE WNA16 kernel, IPEX)
+_KERNEL_NAMES = frozenset({"marlin", "bitblas", "moe_wna16", "ipex", "machete"})
+
+
+def _other_method(method: str | None, info: ModelInfo) -> str | None:
+    """The checkpoint's declared method, where the flag names another that is no kernel of it (vLLM stops with
+    "Quantization method specified in the model config (X) does not match ..."); None where it may well start."""
+    if info.quantization is None or not method:
+        return None
+    flag = method.lower().replace("-", "_")
+    declared = info.quantization.method.lower().replace("-", "_")
+    if declared in ("unknown", "") or flag == declared or flag in _KERNEL_NAMES:
+        return None
+    if flag.startswith(declared + "_") or declared.startswith(flag + "_"):  # gptq -> gptq_marlin, modelopt_fp4
+        return None
+    return declared
+
+
 def _quantization_findings(t: TargetFacts, info: ModelInfo) -> list[Finding]:
     """A --quantization the checkpoint is not quantized with, for the target and for each fallback model."""
     out: list[Finding] = []
@@ -508,6 +527,19 @@ def _quantization_findings(t: TargetFacts, info: ModelInfo) -> list[Finding]:
                 f'vLLM will stop with "Cannot find the config file for {method}"',
                 "drop quantization from the target's flags (vLLM reads a quantized checkpoint's method from its "
                 "config.json), or point the target at a checkpoint quantized with that method",
+            )
+        )
+    declared = _other_method(t.quantization, info)
+    if declared is not None:
+        out.append(
+            Finding(
+                "warn",
+                "model-quantization-other-method",
+                f"{t.unit}: quantization {t.quantization} is asked for, but {t.model} is quantized with {declared}",
+                f"config.json's quantization_config says {declared}; vLLM accepts another name only for a kernel of "
+                'that method (gptq -> gptq_marlin, awq -> awq_marlin, ...), else it stops with "Quantization method '
+                'specified in the model config ... does not match"',
+                "drop quantization from the target's flags: vLLM reads the checkpoint's method and picks its kernel",
             )
         )
     for fb in t.fallbacks:

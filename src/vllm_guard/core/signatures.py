@@ -851,6 +851,17 @@ SIGNATURES: tuple[Signature, ...] = (
         "point TIKTOKEN_ENCODINGS_BASE at its folder in the unit's environment (an empty or partial file fails "
         "its hash check)",
     ),
+    # --quantization names another method than the one the checkpoint's config.json declares, and no kernel of that
+    # method takes the flag's name (ModelConfig._verify_quantization: gptq -> gptq_marlin and the like are allowed)
+    Signature(
+        "quantization-flag-not-the-checkpoints-method",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        ("does not match the quantization method",),
+        _vllm("vllm/config.py, vllm/config/model.py", "ModelConfig._verify_quantization", "0.2.0-"),
+        hint="--quantization names another method than the checkpoint's config.json declares: drop the flag (vLLM "
+        "reads the checkpoint's own method and picks its kernel), or point the unit at a checkpoint of that method",
+    ),
     Signature(
         "model-tokenizer-config",
         K.MODEL_LOAD_ERROR,
