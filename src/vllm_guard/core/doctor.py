@@ -545,9 +545,9 @@ def _quantization_findings(t: TargetFacts, info: ModelInfo) -> list[Finding]:
     for fb in t.fallbacks:
         method = _not_quantized_with(fb.quantization, fb.model_info, fb.quant_config_files)
         if method is not None:
-            out.append(
+            out.append(  # the target itself starts: a warning, not a reason to hold the deployment
                 Finding(
-                    "fail",
+                    "warn",
                     "fallback-quantization-not-in-checkpoint",
                     f"{t.unit}: fallback {fb.model} is not quantized with {method}, which the fallback asks for",
                     f'the guard would start it with --quantization={method} and vLLM stop with "Cannot find the '
