@@ -627,8 +627,8 @@ def test_a_fallback_asking_for_a_quantization_its_checkpoint_lacks_fails() -> No
     right = FallbackFacts("/models/q7-awq", "awq", awq)
     unread = FallbackFacts("/models/not-there-yet", "awq")  # the daemon waits for a missing folder; not judged
     found = judge(healthy(targets=(healthy_target(fallbacks=(wrong, right, unread)),)))
-    (fail,) = [f for f in found if f.ref == "fallback-quantization-not-in-checkpoint"]
-    assert fail.status == "warn" and "/models/q7-plain" in fail.title
+    (warned,) = [f for f in found if f.ref == "fallback-quantization-not-in-checkpoint"]
+    assert warned.status == "warn" and "/models/q7-plain" in warned.title
 
 
 def test_a_quantization_flag_naming_another_method_than_the_checkpoints_warns() -> None:
