@@ -794,7 +794,7 @@ LEFT_OUT_V1B: dict[str, str] = {
     ): "RTX 5090 benchmark tables (vLLM 0.28.0 / 0.30.0, 'vllm-primary eager/graph/fp8kv' arms): the model and flags are outside the indexed excerpt; KV only as 'Available KV cache memory' in a summary cell",
     "code: journal of vllm-assistant.service (Qwen2.5-14B-Instruct-AWQ, vLLM 0.15.1, max_num_seqs 8, len 16384)": "systemd journal of a host running several GPU services: the start shown failed (1.87 GiB available) with the card shared; GPU model not printed",
     "code: NGC vLLM 0.13.0+nv26.01 logs on promaxgb10 (Qwen2.5-14B-FP8-dynamic, Qwen3-30B-A3B-FP8, Nemotron-3-Nano)": "GB10 (unified memory)",
-    "code: Qwen3-8B-FP8 on a 23.53 GiB card, util 0.8, len 1024, DEBUG log (gpu_worker.py:391)": "vLLM 0.10/0.11 era (outside this helper's 0.12+ area), left for the other batches",
+    "code: Qwen3-8B-FP8 on a 23.53 GiB card, util 0.8, len 1024, DEBUG log (gpu_worker.py:391)": "vLLM 0.10/0.11 era, outside the 0.12+ releases this batch gathered",
     "code: bridge_attn 'cu_sm80_on_sm7x' start (650,208 tokens, 23.47 GiB)": "modified vLLM attention (bridge_attn), not stock",
     "https://github.com/kubesimplify/website/blob/08b151ee1aa38188fb118b99104567117a2ca6d4/content/blog/"
     "running-a-big-llm-across-multiple-gpus-with-vllm.md (TP4 + EP, PP4)": "the post's other starts (in another revision of "
