@@ -1472,3 +1472,50 @@ def test_a_quantization_flag_naming_another_method_is_bad_arguments() -> None:
     )
     f = classify([line])
     assert f.kind is K.BAD_ARGUMENTS and "--quantization" in f.hint
+
+
+def test_a_missing_driver_library_is_a_driver_error() -> None:
+    # https://github.com/vllm-project/vllm/issues/7993 (collect_env.py of vLLM 0.5.x on a host without the driver)
+    line = (
+        "WARNING 08-29 11:55:28 _custom_ops.py:17] Failed to import from vllm._C with ImportError('libcuda.so.1: "
+        "cannot open shared object file: No such file or directory')"
+    )
+    failure = classify([line])
+    assert failure.kind is K.GPU_DRIVER_ERROR
+    assert "container toolkit" in failure.hint
+    # NVML's library, as the dynamic loader words it (SYNTHETIC, glibc's dlerror text)
+    assert classify(["OSError: libnvidia-ml.so.1: cannot open shared object file: No such file or directory"]).kind is (
+        K.GPU_DRIVER_ERROR
+    )
+    # the CUDA runtime that ships with the Python packages is another matter: a broken install, as the corpus has it
+    assert classify(
+        ["ImportError: libcudart.so.12: cannot open shared object file: No such file or directory"]
+    ).kind is (K.UNKNOWN_FAILURE)
+
+
+def test_a_kernel_needing_more_shared_memory_than_the_gpu_has_is_a_driver_error_not_an_oom() -> None:
+    # https://github.com/vllm-project/vllm/issues/12498 (the issue's title, MI300X, vLLM 0.7)
+    line = (
+        "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 66560, Hardware limit: "
+        "65536. Reducing block sizes or `num_stages` may help."
+    )
+    failure = classify([line])
+    assert failure.kind is K.GPU_DRIVER_ERROR
+    assert "shared memory" in failure.hint
+
+
+def test_exceptions_whose_names_do_not_end_in_error_end_a_traceback() -> None:
+    # torch.compile's, concurrent.futures' (SYNTHETIC tracebacks around the exception names of torch/_dynamo/exc.py
+    # and concurrent/futures/process.py)
+    for last in (
+        "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:",
+        "concurrent.futures.process.BrokenProcessPool: A process in the process pool was terminated abruptly while "
+        "the future was running or pending.",
+    ):
+        lines = [
+            "Traceback (most recent call last):",
+            '  File "/usr/lib/python3.12/site-packages/vllm/v1/engine/core.py", line 500, in run_engine_core',
+            "    engine_core = EngineCoreProc(*args, **kwargs)",
+            last,
+        ]
+        assert classify(lines).kind is K.UNKNOWN_FAILURE, last

@@ -661,7 +661,16 @@ _OUTPUT_LOG = "Generated response"
 _METADATA_LOOKUP_LOG = "Error retrieving safetensors"
 # vLLM's logger at INFO or DEBUG: "INFO 11-30 05:00:00 [core.py:1] ..." (the year-less date is its own)
 _QUIET_RE = re.compile(r"(?:^|[\s)\]])(?:INFO|DEBUG) (?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d")
-_EXC_LINE_RE = re.compile(r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b(?::|$)")
+# Python's last line of a traceback: the exception's qualified name, then ": message" or nothing. Most names end in
+# Error or Exception; torch.compile's BackendCompilerFailed, Triton's OutOfResources, concurrent.futures'
+# BrokenProcessPool and subprocess's TimeoutExpired do not.
+# a cheap test that lets most lines skip the expression below: a part of every name it takes but Exit and Interrupt
+_NAMES_EXCEPTION = re.compile(r"rror|xception|Failed|OutOfResources|BrokenProcessPool|TimeoutExpired").search
+_EXC_LINE_RE = re.compile(
+    r"^(?:[\w.]+\.)?(?:[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failed)|OutOfResources|BrokenProcessPool|TimeoutExpired)"
+    r"\b(?::|$)"
+)
+
 # exceptions that end a traceback without a failure: a deliberate exit, a cancelled task on the way out
 _NOT_A_FAILURE_RE = re.compile(r"^(?:[\w.]+\.)?(?:SystemExit|KeyboardInterrupt|CancelledError|GeneratorExit)\b")
 
@@ -826,7 +835,7 @@ _GOT_PAST_LEVEL_RE = re.compile(r"(?:^|[\s)\]])(?:INFO|DEBUG|WARNING|WARN)[\s:]"
 def _exception_line(line: str) -> tuple[str, bool] | None:
     """An exception line as Python ends a traceback with: its stripped text, and whether it is a failure (not a
     deliberate exit or a cancelled task); None: not an exception line."""
-    if "rror" not in line and "xception" not in line and "Exit" not in line and "Interrupt" not in line:
+    if not _NAMES_EXCEPTION(line) and "Exit" not in line and "Interrupt" not in line:
         return None
     text = strip_prefixes(line)
     if not _EXC_LINE_RE.match(text):

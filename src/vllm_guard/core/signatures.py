@@ -916,6 +916,35 @@ SIGNATURES: tuple[Signature, ...] = (
         pattern=r"no kernel image is available|device kernel image is invalid|hipErrorNoBinaryForGpu"
         r"|is not compatible with the current PyTorch installation|Torch not compiled with CUDA enabled",
     ),
+    # A Triton kernel whose tiles need more on-chip shared memory than this GPU has (triton/runtime/errors.py,
+    # OutOfResources: "out of resource: shared memory, Required: N, Hardware limit: M"): the kernel vLLM picked was
+    # tuned for a larger GPU. No memory flag changes it, and it fails the same way on every start
+    Signature(
+        "driver-kernel-out-of-resources",
+        K.GPU_DRIVER_ERROR,
+        ROOT,
+        ("out of resource: ",),
+        Source("triton", "python/triton/runtime/errors.py", "OutOfResources.__init__", "2.0-"),
+        pattern=r"out of resource: [\w ]+, Required: \d+, Hardware limit: \d+",
+        hint="a Triton kernel needs more shared memory than this GPU has: choose another attention or MoE backend "
+        "(VLLM_ATTENTION_BACKEND, or --enforce-eager where the kernel comes from torch.compile) or a vLLM release "
+        "that supports this GPU",
+    ),
+    # The NVIDIA driver's user-space libraries are not there: libcuda.so.1 (the CUDA driver API) and libnvidia-ml.so.1
+    # (NVML) come with the driver, or are mounted into a container by the NVIDIA container toolkit; the dynamic
+    # loader's "cannot open shared object file", or Triton's "libcuda.so cannot found!". vLLM logs its own failed
+    # import as a warning and goes on to a later error, so a start that served after it did not fail of it
+    Signature(
+        "driver-library-missing",
+        K.GPU_DRIVER_ERROR,
+        ROOT,
+        ("libcuda.so", "libnvidia-ml.so"),
+        Source("glibc, triton", "dlopen (ld.so); python/triton/backends/nvidia/driver.py", "libcuda_dirs", "all"),
+        pattern=r"lib(?:cuda|nvidia-ml)\.so(?:\.\d+)*: cannot open shared object file|libcuda\.so cannot found",
+        recoverable=True,
+        hint="the NVIDIA driver's libraries are not visible to vLLM: install the driver on the host, and in a "
+        "container run it with the NVIDIA container toolkit (--gpus / the nvidia runtime)",
+    ),
     # The CUDA driver cannot run what the toolkit built: PTX newer than the driver can compile, a driver and
     # runtime library that do not match (cudaGetErrorString of cudaErrorUnsupportedPtxVersion,
     # cudaErrorSystemDriverMismatch, cudaErrorJitCompilerNotFound, cudaErrorInvalidPtx)
