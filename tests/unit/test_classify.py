@@ -1519,3 +1519,46 @@ def test_exceptions_whose_names_do_not_end_in_error_end_a_traceback() -> None:
             last,
         ]
         assert classify(lines).kind is K.UNKNOWN_FAILURE, last
+
+
+def test_later_wordings_of_vllms_own_start_up_checks() -> None:
+    # SYNTHETIC lines in the wordings of vLLM 0.32's source (the file and function are named in signatures.py)
+    cases = {
+        # kv_cache_utils._auto_fit_max_model_len (--max-model-len auto)
+        "ValueError: Cannot auto-fit max_model_len: not enough GPU memory available to serve even a single token. "
+        "Try increasing `gpu_memory_utilization`.": K.KV_CACHE_INSUFFICIENT,
+        # models/registry.py _raise_for_unsupported
+        "ValueError: Model architecture BartForConditionalGeneration is not supported in-tree anymore. Please install "
+        "the plugin at https://github.com/vllm-project/bart-plugin if you want to use this model architecture.": (
+            K.MODEL_LOAD_ERROR
+        ),
+        "ValueError: Model architecture Phi3SmallForCausalLM was supported in vLLM until v0.9.2, and is not supported "
+        "anymore. Please use an older version of vLLM if you want to use this model architecture.": K.MODEL_LOAD_ERROR,
+        "ValueError: The Transformers implementation of Qwen2ForCausalLM is not compatible with vLLM.": (
+            K.MODEL_LOAD_ERROR
+        ),
+        # model_loader/weight_utils.py, default_loader.py
+        "FileNotFoundError: Weight files referenced in index but missing: ['model-00003-of-00004.safetensors']": (
+            K.MODEL_LOAD_ERROR
+        ),
+        "ValueError: Following weights were not initialized from checkpoint: {'lm_head.weight'}": K.MODEL_LOAD_ERROR,
+        # platforms/interface.py, model_loader/__init__.py
+        "ValueError: bitsandbytes quantization is currently not supported in rocm.": K.BAD_ARGUMENTS,
+        "ValueError: Load format `tensorizer2` is not supported": K.BAD_ARGUMENTS,
+        "ValueError: Unknown vLLM environment variable detected: VLLM_USE_V1": K.BAD_ARGUMENTS,
+        # a bare Exception (v1/engine/utils.py raises one where the DP device ranges do not add up)
+        "Exception: Error computing device indices for CUDA_VISIBLE_DEVICES: local range: [2, 4) base value: "
+        '"0,1"': K.UNKNOWN_FAILURE,
+    }
+    for line, kind in cases.items():
+        assert classify([line]).kind is kind, line
+
+
+def test_an_unknown_environment_variable_logged_as_a_warning_is_not_a_failure() -> None:
+    # vLLM warns of unknown VLLM_* variables and goes on, unless the platform validates strictly (SYNTHETIC pair in
+    # the wording of platforms/interface.py validate_environ; the corpus has the warning before real starts)
+    warning = (
+        "(APIServer pid=1) WARNING 06-17 11:25:22 [envs.py:2088] Unknown vLLM environment variable detected: "
+        "VLLM_BUILD_COMMIT"
+    )
+    assert classify([warning]).kind is K.NONE

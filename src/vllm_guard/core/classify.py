@@ -662,12 +662,13 @@ _METADATA_LOOKUP_LOG = "Error retrieving safetensors"
 # vLLM's logger at INFO or DEBUG: "INFO 11-30 05:00:00 [core.py:1] ..." (the year-less date is its own)
 _QUIET_RE = re.compile(r"(?:^|[\s)\]])(?:INFO|DEBUG) (?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d")
 # Python's last line of a traceback: the exception's qualified name, then ": message" or nothing. Most names end in
-# Error or Exception; torch.compile's BackendCompilerFailed, Triton's OutOfResources, concurrent.futures'
-# BrokenProcessPool and subprocess's TimeoutExpired do not.
+# Error or Exception (or are Exception itself); torch.compile's BackendCompilerFailed, Triton's OutOfResources,
+# concurrent.futures' BrokenProcessPool and subprocess's TimeoutExpired do not.
 # a cheap test that lets most lines skip the expression below: a part of every name it takes but Exit and Interrupt
 _NAMES_EXCEPTION = re.compile(r"rror|xception|Failed|OutOfResources|BrokenProcessPool|TimeoutExpired").search
 _EXC_LINE_RE = re.compile(
-    r"^(?:[\w.]+\.)?(?:[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failed)|OutOfResources|BrokenProcessPool|TimeoutExpired)"
+    r"^(?:[\w.]+\.)?(?:[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failed)|Exception|OutOfResources|BrokenProcessPool"
+    r"|TimeoutExpired)"
     r"\b(?::|$)"
 )
 

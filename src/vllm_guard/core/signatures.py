@@ -117,6 +117,15 @@ SIGNATURES: tuple[Signature, ...] = (
         phase=Phase.PROFILE,
         numbers="kv",
     ),
+    # --max-model-len auto (-1) asks vLLM for the longest context that fits; none does
+    Signature(
+        "kv-auto-fit-nothing-fits",
+        K.KV_CACHE_INSUFFICIENT,
+        ROOT,
+        ("Cannot auto-fit max_model_len",),
+        _vllm("vllm/v1/core/kv_cache_utils.py", "_auto_fit_max_model_len", "0.13.0-"),
+        phase=Phase.PROFILE,
+    ),
     Signature(
         "kv-cpu-node-memory",
         K.KV_CACHE_INSUFFICIENT,
@@ -684,6 +693,23 @@ SIGNATURES: tuple[Signature, ...] = (
     # an attention backend chosen (VLLM_ATTENTION_BACKEND, --attention-backend) that the other options rule out:
     # "ValueError: Selected backend AttentionBackendEnum.FLASH_ATTN is not valid for this configuration. Reason:
     # ['kv_cache_dtype not supported']"
+    # the platform cannot run the quantization asked for ("bitsandbytes quantization is currently not supported in
+    # rocm"), a load format vLLM does not have, an environment variable it does not know where the platform
+    # validates them strictly (validate_environ(hard_fail=True)): the unit's flags or environment, not the memory
+    Signature(
+        "args-platform-or-format-unsupported",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        ("quantization is currently not supported in", "Load format `", "Unknown vLLM environment variable"),
+        _vllm(
+            "vllm/platforms/interface.py, vllm/model_executor/model_loader/__init__.py",
+            "Platform.verify_quantization, get_model_loader, validate_environ",
+            "0.6.0-",
+        ),
+        # an unknown VLLM_* variable is a warning unless the platform is asked to fail hard: only the raised form
+        pattern=r"\w+ quantization is currently not supported in \w+|Load format `[^`]+` is not supported"
+        r"|ValueError: Unknown vLLM environment variable detected",
+    ),
     Signature(
         "args-attention-backend-invalid",
         K.BAD_ARGUMENTS,
@@ -791,10 +817,23 @@ SIGNATURES: tuple[Signature, ...] = (
         "model-architecture",
         K.MODEL_LOAD_ERROR,
         ROOT,
-        ("architectures", "recognize this architecture", "Unrecognized model", "but Transformers", "Cannot find model"),
+        (
+            "architectures",
+            "Model architecture ",
+            "recognize this architecture",
+            "Unrecognized model",
+            "but Transformers",
+            "Cannot find model",
+            "is not compatible with vLLM",
+        ),
         _vllm("vllm/model_executor/models/registry.py", "_ModelRegistry.inspect_model_cls", "0.4.0-"),
+        # later releases also name an architecture they dropped ("was supported in vLLM until v0.10, and is not
+        # supported anymore"), moved out to a plugin ("is not supported in-tree anymore"), or one whose
+        # Transformers code vLLM cannot run ("The Transformers implementation of X is not compatible with vLLM")
         pattern=r"Model architectures? \[.*\] (?:are|is) not supported|No model architectures are specified"
         r"|Model architectures? \S.* failed to be inspected"
+        r"|Model architecture \S+ (?:was supported in vLLM until|is not supported in-tree)"
+        r"|Transformers implementation of \S+ is not compatible with vLLM"
         r"|Unrecognized model in|does not recognize this architecture|model type `?\w+`? but Transformers"
         r"|Cannot find model module",
         phase=Phase.LOAD,
@@ -813,6 +852,10 @@ SIGNATURES: tuple[Signature, ...] = (
             "invalid load key",
             "PytorchStreamReader failed",
             "KeyError: 'model.",
+            # the index names a shard that is not there; the checkpoint lacks tensors the model needs
+            # (vllm/model_executor/model_loader/weight_utils.py, default_loader.py)
+            "referenced in index but missing",
+            "weights were not initialized from checkpoint",
         ),
         Source(
             "safetensors", "safetensors/src/lib.rs, vllm/model_executor/model_loader", "safe_open, load_weights", "all"
