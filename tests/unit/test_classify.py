@@ -1562,3 +1562,16 @@ def test_an_unknown_environment_variable_logged_as_a_warning_is_not_a_failure() 
         "VLLM_BUILD_COMMIT"
     )
     assert classify([warning]).kind is K.NONE
+
+
+def test_transformers_and_hub_wordings_of_a_model_that_cannot_load() -> None:
+    # SYNTHETIC lines in the wordings of transformers (utils/hub.py cached_files, models/auto/tokenization_auto.py)
+    # and of vLLM 0.8-0.9's model registry
+    for line in (
+        "OSError: Incorrect path_or_model_id: '/models/qwen'. Please provide either the path to a local folder or "
+        "the repo_id of a model on the Hub.",
+        "ValueError: Tokenizer class Qwen2Tokenizer does not exist or is not currently imported.",
+        "ValueError: Qwen2_5_VLForConditionalGeneration has no vLLM implementation and the Transformers "
+        "implementation is not compatible with vLLM.",
+    ):
+        assert classify([line]).kind is K.MODEL_LOAD_ERROR, line

@@ -787,10 +787,12 @@ SIGNATURES: tuple[Signature, ...] = (
             "couldn't connect",
             "OfflineMode",
             "Invalid repository",
+            "Incorrect path_or_model_id",
         ),
         _TRANSFORMERS_HUB,
+        # transformers' cached_files names a path that is neither a folder nor a Hub id: "Incorrect path_or_model_id"
         pattern=r"does not appear to have (?:a file named|any of the files)|Repository Not Found"
-        r"|RepositoryNotFoundError"
+        r"|Incorrect path_or_model_id|RepositoryNotFoundError"
         r"|GatedRepoError|Cannot access gated repo|is not a local folder and is not a valid model identifier"
         r"|HFValidationError|Repo id must (?:be|use)|LocalEntryNotFoundError|We couldn't connect to"
         r"|OfflineModeIsEnabled|Invalid repository ID or local directory",
@@ -829,11 +831,12 @@ SIGNATURES: tuple[Signature, ...] = (
         _vllm("vllm/model_executor/models/registry.py", "_ModelRegistry.inspect_model_cls", "0.4.0-"),
         # later releases also name an architecture they dropped ("was supported in vLLM until v0.10, and is not
         # supported anymore"), moved out to a plugin ("is not supported in-tree anymore"), or one whose
-        # Transformers code vLLM cannot run ("The Transformers implementation of X is not compatible with vLLM")
+        # Transformers code vLLM cannot run ("The Transformers implementation of X is not compatible with vLLM";
+        # before, "X has no vLLM implementation and the Transformers implementation is not compatible with vLLM")
         pattern=r"Model architectures? \[.*\] (?:are|is) not supported|No model architectures are specified"
         r"|Model architectures? \S.* failed to be inspected"
         r"|Model architecture \S+ (?:was supported in vLLM until|is not supported in-tree)"
-        r"|Transformers implementation of \S+ is not compatible with vLLM"
+        r"|Transformers implementation (?:of \S+ )?is not compatible with vLLM"
         r"|Unrecognized model in|does not recognize this architecture|model type `?\w+`? but Transformers"
         r"|Cannot find model module",
         phase=Phase.LOAD,
@@ -909,12 +912,14 @@ SIGNATURES: tuple[Signature, ...] = (
         "model-tokenizer-config",
         K.MODEL_LOAD_ERROR,
         ROOT,
-        ("Can't load", "have a tokenizer", "Unknown quantization"),
+        ("Can't load", "have a tokenizer", "Unknown quantization", "is not currently imported"),
         Source(
             "transformers", "transformers/tokenization_utils_base.py", "PreTrainedTokenizerBase.from_pretrained", "all"
         ),
+        # AutoTokenizer naming a tokenizer class this transformers does not have (a newer model's, or remote code
+        # not trusted): "Tokenizer class Qwen2Tokenizer does not exist or is not currently imported."
         pattern=r"Can't load (?:tokenizer|the configuration|config)|doesn't have a tokenizer"
-        r"|Unknown quantization method",
+        r"|Unknown quantization method|Tokenizer class \S+ does not exist or is not currently imported",
         unless=("quantization method is not supported",),
         phase=Phase.LOAD,
     ),
