@@ -1575,3 +1575,38 @@ def test_transformers_and_hub_wordings_of_a_model_that_cannot_load() -> None:
         "implementation is not compatible with vLLM.",
     ):
         assert classify([line]).kind is K.MODEL_LOAD_ERROR, line
+
+
+def test_the_v0_era_config_checks_and_the_servers_own_flag_checks_are_bad_arguments() -> None:
+    # SYNTHETIC lines in the wordings of vLLM 0.8.5's vllm/config.py, vllm/utils.py,
+    # vllm/entrypoints/openai/cli_args.py and api_server.py, and vllm/executor/mp_distributed_executor.py
+    for line in (
+        "TypeError: Error: --enable-auto-tool-choice requires --tool-call-parser",
+        "KeyError: 'invalid tool call parser: qwen (chose from { hermes,llama3_json,mistral })'",
+        "ValueError: With `vllm serve`, you should provide the model as a positional argument or in a config file "
+        "instead of via the `--model` option.",
+        "ValueError: Unknown kv cache dtype: fp9",
+        "ValueError: max_num_batched_tokens (2048) must be greater than or equal to max_num_seqs (4096).",
+        "ValueError: Too large swap space. 64.00 GiB out of the 62.00 GiB total CPU memory is allocated for the swap "
+        "space.",
+        "ValueError: Unrecognized distributed executor backend rayy. Supported values are 'ray', 'mp' 'uni', "
+        "'external_launcher' or custom ExecutorBase subclass.",
+        "ValueError: num_speculative_tokens was provided without speculative model.",
+        "RuntimeError: please set tensor_parallel_size (4) to less than max local gpu count (2)",
+        "ValueError: VLLM_ATTENTION_BACKEND is set to FLASHINFER, but flashinfer module was not found.",
+    ):
+        assert classify([line]).kind is K.BAD_ARGUMENTS, line
+    # the swap space warning below 70 % of the host's RAM is not a failure
+    warning = (
+        "WARNING 05-01 10:00:00 config.py:1443] Possibly too large swap space. 16.00 GiB out of the 31.00 GiB total "
+        "CPU memory is allocated for the swap space."
+    )
+    assert classify([warning]).kind is K.NONE
+    # no GPU on the Ray node that runs the engine: the platform (SYNTHETIC, vllm/executor/ray_utils.py)
+    line = (
+        "ValueError: Current node has no GPU available. current_node_resource={'CPU': 16.0}. vLLM engine cannot start "
+        "without GPU. Make sure you have at least 1 GPU available in a node"
+    )
+    assert classify([line]).kind is K.GPU_DRIVER_ERROR
+    # the loader finds no weights in the folder (SYNTHETIC, vllm/model_executor/model_loader/loader.py)
+    assert classify(["RuntimeError: No model weights found in: `/models/qwen`"]).kind is K.MODEL_LOAD_ERROR

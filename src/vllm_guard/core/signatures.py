@@ -746,12 +746,47 @@ SIGNATURES: tuple[Signature, ...] = (
         "args-tp-larger-than-gpus",
         K.BAD_ARGUMENTS,
         ROOT,
-        ("Tensor parallel size", "number of GPUs", "available GPUs", "world_size"),
-        _vllm("vllm/executor/ray_utils.py, vllm/config.py", "initialize_ray_cluster, ParallelConfig", "0.2.0-"),
+        (
+            "Tensor parallel size",
+            "number of GPUs",
+            "available GPUs",
+            "world_size",
+            "max local gpu count",
+            "Cannot provide a placement group",
+        ),
+        _vllm(
+            "vllm/executor/ray_utils.py, vllm/config.py, vllm/executor/mp_distributed_executor.py",
+            "initialize_ray_cluster, _wait_until_pg_ready, ParallelConfig, _check_cuda",
+            "0.2.0-",
+        ),
+        # the multiprocessing executor counts the local GPUs ("please set tensor_parallel_size (4) to less than max
+        # local gpu count (2)"); Ray waits for a placement group the cluster cannot give ("Cannot provide a placement
+        # group of placement_group_specs=... within 1800 seconds")
         pattern=r"Tensor parallel size \(\d+\) cannot be larger than|should be less than or equal to the number of GPUs"
         r"|exceeds the (?:total )?number of available GPUs|greater than the number of available GPUs"
-        r"|world_size \(\d+\) is larger than the number of available GPUs",
+        r"|world_size \(\d+\) is larger than the number of available GPUs"
+        r"|(?:tensor_parallel_size|world_size) \(\d+\) (?:to|is) less than (?:than )?max local gpu count"
+        r"|Cannot provide a placement group of placement_group_specs",
         recoverable=True,  # Ray's placement-group warning: a cluster that gains GPUs goes on to serve
+    ),
+    # the OpenAI server's own checks of its flags (vllm/entrypoints/openai/cli_args.py validate_parsed_serve_args,
+    # api_server.py run_server, vllm/utils FlexibleArgumentParser): a tool or reasoning parser without its switch
+    # or of a name it does not have, the model given as --model to `vllm serve`, no model at all, a port out of
+    # range
+    Signature(
+        "args-serve-checks",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        ("requires --", "parser: ", "positional argument", "No model specified", "Port must be between"),
+        _vllm(
+            "vllm/entrypoints/openai/cli_args.py, vllm/entrypoints/openai/api_server.py, vllm/utils.py",
+            "validate_parsed_serve_args, run_server, FlexibleArgumentParser.parse_args",
+            "0.6.0-",
+        ),
+        pattern=r"--enable-auto-tool-choice requires --tool-call-parser|--enable-reasoning requires --reasoning-parser"
+        r"|invalid (?:tool call|reasoning) parser: "
+        r"|you should provide the model as a positional argument|No model specified! Please specify model"
+        r"|Port must be between",
     ),
     Signature(
         "args-engine-values",
@@ -763,11 +798,26 @@ SIGNATURES: tuple[Signature, ...] = (
             "Unknown dtype",
             "Invalid value for",
             "not supported for quantization",
+            "kv cache dtype",
+            "must be greater than or equal to max_num_seqs",
+            "Too large swap space",
+            "Unknown tokenizer mode",
+            "Unrecognized distributed executor backend",
+            "without speculative model",
+            "module was not found",
         ),
         _vllm("vllm/config.py, vllm/engine/arg_utils.py", "CacheConfig._verify_args, _get_and_verify_dtype", "0.4.0-"),
+        # and the other value checks of the V0-era config classes (vllm/config.py): the KV cache's dtype, the batch
+        # sizes, the swap space against the host's RAM (above 70 %: "Possibly too large" below it is a warning), the
+        # tokenizer mode, the executor backend, a speculative length without a draft, an attention backend asked
+        # for by VLLM_ATTENTION_BACKEND whose package is not installed
         pattern=r"gpu_memory_utilization must be|GPU memory utilization must be|Unknown dtype"
         r"|is not supported for quantization method"
-        r"|Invalid value for",
+        r"|Invalid value for|(?:Unknown|Invalid) kv cache dtype"
+        r"|max_num_batched_tokens \(\d+\) must be greater than or equal to max_num_seqs|Too large swap space"
+        r"|Unknown tokenizer mode|Unrecognized distributed executor backend"
+        r"|num_speculative_tokens was provided without speculative model"
+        r"|VLLM_ATTENTION_BACKEND is set to \w+, but \w+ module was not found",
     ),
     # ---------------------------------------------------------------- the model's files
     Signature(
@@ -858,6 +908,8 @@ SIGNATURES: tuple[Signature, ...] = (
             # the index names a shard that is not there; the checkpoint lacks tensors the model needs
             # (vllm/model_executor/model_loader/weight_utils.py, default_loader.py)
             "referenced in index but missing",
+            "No model weights found in",
+            "Cannot find any safetensors model weights",
             "weights were not initialized from checkpoint",
         ),
         Source(
@@ -1045,12 +1097,15 @@ SIGNATURES: tuple[Signature, ...] = (
             "driver initialization failed",
             "device handle for GPU",
             "Device string must not be empty",
+            "cannot start without GPU",
         ),
         _torch("c10/cuda/CUDAFunctions.cpp", "device_count_impl", "1.0-"),
         # vLLM found no platform (no GPU, driver or runtime visible: UnspecifiedPlatform's device_type is ""):
         # "Failed to infer device type" up to 0.9, then torch.device("") in DeviceConfig (vllm/config/device.py)
         pattern=r"No CUDA GPUs are available|CUDA initialization: |forward compatibility was attempted"
         r"|Device string must not be empty"
+        # Ray's node that runs the engine has no GPU ("vLLM engine cannot start without GPU", ray_utils.py)
+        r"|vLLM engine cannot start without GPU"
         r"|CUDA driver initialization failed|Unable to determine the device handle for GPU"
         r"|system not yet initialized|cudaErrorNoDevice|CUDA_ERROR_NO_DEVICE|no CUDA-capable device"
         r"|CUDA-capable device\(s\) is/are busy|Failed to infer device type|Unexpected error from cudaGetDeviceCount",
