@@ -1610,3 +1610,45 @@ def test_the_v0_era_config_checks_and_the_servers_own_flag_checks_are_bad_argume
     assert classify([line]).kind is K.GPU_DRIVER_ERROR
     # the loader finds no weights in the folder (SYNTHETIC, vllm/model_executor/model_loader/loader.py)
     assert classify(["RuntimeError: No model weights found in: `/models/qwen`"]).kind is K.MODEL_LOAD_ERROR
+
+
+def test_a_failed_weight_download_is_a_model_load_error() -> None:
+    # https://github.com/Einengutenmorgen/decode_kuki/blob/bc43a1dbc17a9930b64badeee852dd1b30a7fa73/logs/overnight_20261008_1721/qwen3.8-27b.vllm.log
+    # (vLLM 0.31.0, TP2: the first start downloads the weights; the disk quota ran out)
+    p = "(Worker_TP1 pid=1112811) ERROR 10-08 17:46:08 [multiproc_executor.py:948] "
+    lines = [
+        p + "WorkerProc failed to start.",
+        p + "Traceback (most recent call last):",
+        p + '  File "/home/hau/decode_kuki/venvDecodeKuKi/lib/python3.14/site-packages/vllm/model_executor/'
+        'model_loader/weight_utils.py", line 505, in download_weights_from_hf',
+        p + "    hf_folder = hf_api().snapshot_download(",
+        p + '  File "/home/hau/decode_kuki/venvDecodeKuKi/lib/python3.14/site-packages/huggingface_hub/'
+        'file_download.py", line 589, in xet_get',
+        p + "    with session.new_file_download_group(",
+        p + "RuntimeError: Task error: File reconstruction error: IO Error: Disk quota exceeded (os error 122)",
+    ]
+    assert classify(lines).kind is K.MODEL_LOAD_ERROR
+
+
+def test_a_model_class_that_refuses_its_checkpoints_config_is_a_model_load_error() -> None:
+    # https://github.com/OpenSQZ/MiniCPM-V-CookBook/issues/36 (vLLM 0.10.1: MiniCPM-V 4.5 before the release that
+    # supports it)
+    p = "(EngineCore_0 pid=1235737) "
+    lines = [
+        p + '  File "/home/admin1/miniconda3/envs/mimicpm/lib/python3.12/site-packages/vllm/model_executor/models/'
+        'minicpmv.py", line 1432, in __new__',
+        p + '    raise ValueError(f"Currently, MiniCPMV only supports versions "',
+        p + "ValueError: Currently, MiniCPMV only supports versions 2.0, 2.5, 2.6, 4.0. Got version: (4, 5)",
+    ]
+    assert classify(lines).kind is K.MODEL_LOAD_ERROR
+    # an import that fails inside a model's constructor is the install's fault, not the checkpoint's (SYNTHETIC,
+    # after tests/data/logs/unknown_failure/rusteze-...-undefined-symbol.log, moved into a model class)
+    lines = [
+        "Traceback (most recent call last):",
+        '  File "/usr/lib/python3.12/site-packages/vllm/model_executor/models/qwen2.py", line 300, in __init__',
+        "    from flash_attn import flash_attn_varlen_func",
+        '  File "/usr/lib/python3.12/site-packages/flash_attn/__init__.py", line 3, in <module>',
+        "    from flash_attn.flash_attn_interface import (",
+        "ImportError: /usr/lib/python3.12/site-packages/flash_attn_2_cuda.so: undefined symbol: _ZNK3c106SymInt6sym",
+    ]
+    assert classify(lines).kind is K.UNKNOWN_FAILURE

@@ -362,7 +362,7 @@ for _frame_kind in sig.FRAME_KINDS:
 
 
 _PHASE_TEXT_RES = tuple((re.compile(t.pattern), t.phase) for t in sig.PHASE_TEXTS)
-_FRAME_RE = re.compile(r'File "[^"]*", line \d+, in (\w+)')
+_FRAME_RE = re.compile(r'File "[^"]*", line \d+, in (<module>|\w+)')
 _METHOD_RE = re.compile(r"(?:while processing method|Error executing method|executing method) '?(\w+)")
 _TRACEBACK = "Traceback (most recent call last)"
 
@@ -428,6 +428,7 @@ _WORD_RE = re.compile(r"\w+")
 
 
 MODEL_INIT_FRAME = "model_executor.__init__"  # signatures.FRAMES: a module of vLLM's model being built
+MODEL_CLASS_FRAME = "model_executor.models.__init__"  # signatures.FRAMES, FRAME_KINDS: a model class being built
 WARMUP_FRAME = "model_executor.warmup"  # signatures.FRAMES: any function of vLLM's kernel warm-up package
 
 
@@ -450,6 +451,8 @@ def _frame_at(lines: Sequence[str], index: int) -> tuple[re.Match[str], str] | N
 def _frame_function(m: re.Match[str], line: str, lines: Sequence[str], index: int) -> str:
     """A frame's function, or the name ``signatures.FRAMES`` gives a part of vLLM whose file places it."""
     name = _frame_name(m, line, lines, index)
+    if name in ("__init__", "__new__") and "/vllm/model_executor/models/" in line:
+        return MODEL_CLASS_FRAME
     if name == "__init__" and "/vllm/model_executor/" in line:
         return MODEL_INIT_FRAME
     if "/vllm/model_executor/warmup/" in line:
@@ -1012,6 +1015,8 @@ def _uncaught_hits(lines: Sequence[str], scan: _Scan) -> list[_Hit]:
             continue
         rule = _UNCAUGHT
         for frame in _traceback_frames(lines, index):  # innermost first
+            if frame == "<module>":  # raised while a module was imported: an install's fault, whoever imported it
+                break
             kind = _FRAME_KIND.get(frame)
             if kind is not None:
                 rule = _FRAME_RULES[kind]

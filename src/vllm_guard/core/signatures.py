@@ -1560,6 +1560,7 @@ FRAMES: tuple[Frame, ...] = (
         Phase.LOAD,
         _vllm("vllm/model_executor/layers/, vllm/model_executor/models/", "the modules' __init__", "0.2.0-"),
         "model_executor.__init__",
+        "model_executor.models.__init__",
     ),
     *_frames(
         Phase.SERVE,
@@ -1918,6 +1919,19 @@ FRAME_KINDS: tuple[FrameKind, ...] = (
         "_get_weights_iterator",
         "_prepare_weights",
         "download_model",
+        # the weights downloaded on first use (vllm/model_executor/model_loader/weight_utils.py): a failure there (a
+        # disk quota, a lost connection) leaves nothing to load
+        "download_weights_from_hf",
+        "download_safetensors_index_file_from_hf",
+        "download_gguf",
+    ),
+    # a model's constructor (a frame in vllm/model_executor/models/ in __init__ or __new__, read as
+    # MODEL_CLASS_FRAME) that raises where no signature names the cause: the model's code does not accept this
+    # checkpoint's config (a version or variant this release does not know)
+    *_frame_kinds(
+        K.MODEL_LOAD_ERROR,
+        _vllm("vllm/model_executor/models/", "the model classes' __init__ and __new__", "0.2.0-"),
+        "model_executor.models.__init__",
     ),
     *_frame_kinds(
         K.BAD_ARGUMENTS,
