@@ -1652,3 +1652,15 @@ def test_a_model_class_that_refuses_its_checkpoints_config_is_a_model_load_error
         "ImportError: /usr/lib/python3.12/site-packages/flash_attn_2_cuda.so: undefined symbol: _ZNK3c106SymInt6sym",
     ]
     assert classify(lines).kind is K.UNKNOWN_FAILURE
+
+
+def test_an_access_log_line_is_never_read_for_a_failure_but_a_500_is() -> None:
+    # SYNTHETIC: uvicorn's access log quotes the client's request; a path may hold any words
+    # (a scanner's probe of a path named like vLLM's error was read as a dead engine before)
+    line = 'INFO:     10.0.0.7:51234 - "GET /v1/models/EngineDeadError HTTP/1.1" 404 Not Found'
+    assert classify(["Traceback (most recent call last):", line]).kind is K.NONE
+    assert classify([line]).kind is K.NONE
+    # a health check answered 500 is read as before (tests/data/logs/engine_dead/vllm-5060-...)
+    assert classify(['INFO:     10.42.15.50:60988 - "GET /health HTTP/1.1" 500 Internal Server Error']).kind is not (
+        K.NONE
+    )

@@ -655,6 +655,9 @@ def _match(rule: _Rule, line: str, lines: Sequence[str], index: int) -> _Hit | N
 
 # Request and response logging (--enable-log-requests / --enable-log-outputs) quotes users' text,
 # which may well talk about errors: never read it as the server's own failure.
+# uvicorn's (and any HTTP server's) access log: '"POST /v1/chat/completions HTTP/1.1" 200 OK', colours or not
+# (a 5xx answer is read: a health check answered 500 tells of a dead engine)
+_ACCESS_LOG_RE = re.compile(r'HTTP/1\.[01](?:\x1b\[[0-9;]*m)?" (?:\x1b\[[0-9;]*m)?[1-4]\d\d\b')
 _REQUEST_LOG = "Received request"
 _OUTPUT_LOG = "Generated response"
 # vLLM reads the checkpoint's safetensors metadata (for the dtype and the parameter count) and logs at ERROR each
@@ -718,6 +721,7 @@ def _scan(lines: Sequence[str]) -> _Scan:
     info = _INFO_RE.search
     last_frame: int | None = None
     quiet = _QUIET_RE.search
+    access = _ACCESS_LOG_RE.search
     markers = _MARKER_RE.search
     clue = _QUIET_CLUE_RE.search
     for index, line in enumerate(lines):
@@ -732,6 +736,8 @@ def _scan(lines: Sequence[str]) -> _Scan:
         # that joined an error onto them. Request logs quote users' text: never read them.
         if _METADATA_LOOKUP_LOG in line:
             continue
+        if "HTTP/1." in line and access(line) is not None:
+            continue  # an HTTP server's access log line below 500: the client's request and its answer
         quiet_line = ("INFO " in line or "DEBUG " in line) and quiet(line) is not None
         if quiet_line:
             if _REQUEST_LOG in line or _OUTPUT_LOG in line:
