@@ -1664,3 +1664,25 @@ def test_an_access_log_line_is_never_read_for_a_failure_but_a_500_is() -> None:
     assert classify(['INFO:     10.42.15.50:60988 - "GET /health HTTP/1.1" 500 Internal Server Error']).kind is not (
         K.NONE
     )
+
+
+def test_xlas_full_hbm_is_a_device_oom() -> None:
+    # https://github.com/AI-Hypercomputer/tpu-recipes/issues/151 (vLLM on TPU7x: the line alone does not place it)
+    line = (
+        "RESOURCE_EXHAUSTED: Error loading program 'jit__multi_slice': Attempting to reserve 6.14G at the bottom of "
+        "memory. That was not possible."
+    )
+    failure = classify([line])
+    assert failure.kind is K.CUDA_OOM_RUNTIME
+    assert failure.confidence is Confidence.LOW
+    # XLA's other RESOURCE_EXHAUSTED errors (a quota, a compile limit) are not an OOM by themselves (SYNTHETIC)
+    assert classify(["RESOURCE_EXHAUSTED: Quota exceeded for quota metric 'Requests'"]).kind is not K.CUDA_OOM_RUNTIME
+
+
+def test_a_platform_plugin_counting_the_kv_blocks_that_do_not_fit() -> None:
+    # https://github.com/RBLN-SW/vllm-rbln/issues/1000 (vllm-rbln on Rebellions NPUs, max-model-len 196608)
+    lines = [
+        "Not enough memory for 24 blocks of KV cache.",
+        "Try reducing the number of blocks by setting --num-gpu-blocks-override.",
+    ]
+    assert classify(lines).kind is K.KV_CACHE_INSUFFICIENT

@@ -139,8 +139,16 @@ SIGNATURES: tuple[Signature, ...] = (
         "kv-insufficient-memory",
         K.KV_CACHE_INSUFFICIENT,
         ROOT,
-        ("nsufficient memory for KV cache", "not enough memory for KV cache", "Insufficient KV cache"),
+        (
+            "nsufficient memory for KV cache",
+            "not enough memory for KV cache",
+            "Insufficient KV cache",
+            "Not enough memory for",
+        ),
         _vllm("vllm/worker/cpu_worker.py, vllm/v1/core/kv_cache_utils.py", "check_enough_kv_cache_memory", "0.5.0-"),
+        # a platform plugin's wording counts the blocks: "Not enough memory for 24 blocks of KV cache."
+        pattern=r"nsufficient memory for KV cache|not enough memory for KV cache|Insufficient KV cache"
+        r"|Not enough memory for \d+ blocks of KV cache",
         phase=Phase.PROFILE,
         numbers="kv",
     ),
@@ -420,6 +428,18 @@ SIGNATURES: tuple[Signature, ...] = (
         _torch("aten/src/ATen/cuda/CublasHandlePool.cpp", "getCurrentCUDABlasHandle", "1.0-"),
         oom=True,
         numbers="oom",
+    ),
+    # XLA's device allocator (vLLM on TPU, through PJRT) reports a full HBM as RESOURCE_EXHAUSTED: "Error allocating
+    # device buffer: Attempting to allocate 1.00G. That was not possible. There are 512.00M free.", "Attempting to
+    # reserve 6.14G at the bottom of memory. That was not possible.", "Ran out of memory in memory space hbm"
+    Signature(
+        "oom-xla-resource-exhausted",
+        K.CUDA_OOM_RUNTIME,
+        ROOT,
+        ("RESOURCE_EXHAUSTED",),
+        Source("xla", "xla/pjrt, xla/stream_executor/tpu", "the device allocator and program loader", "all"),
+        pattern=r"RESOURCE_EXHAUSTED:.*(?:That was not possible|[Rr]an out of memory|[Oo]ut of memory)",
+        oom=True,
     ),
     Signature(
         "oom-not-enough-gpu-memory",
