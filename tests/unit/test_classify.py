@@ -1686,3 +1686,25 @@ def test_a_platform_plugin_counting_the_kv_blocks_that_do_not_fit() -> None:
         "Try reducing the number of blocks by setting --num-gpu-blocks-override.",
     ]
     assert classify(lines).kind is K.KV_CACHE_INSUFFICIENT
+
+
+def test_more_wordings_of_a_full_dev_shm_a_missing_libcuda_and_a_full_model_cache() -> None:
+    # SYNTHETIC lines in the wordings of NCCL (src/misc/shmutils.cc), PyTorch (torch/utils/data/_utils/
+    # signal_handling.py), binutils' ld under Triton's launcher build, vLLM 0.8's Ray executor, huggingface_hub
+    cases = {
+        "misc/shmutils.cc:72 NCCL WARN Error: failed to extend /dev/shm/nccl-3fZ1 to 9637892 bytes": K.SHM_EXHAUSTED,
+        "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory "
+        "(shm).": K.SHM_EXHAUSTED,
+        "/usr/bin/ld: cannot find -lcuda: No such file or directory": K.GPU_DRIVER_ERROR,
+        "RuntimeError: Ray does not allocate any GPUs on the driver node. Consider adjusting the Ray placement group "
+        "or running the driver on a GPU node.": K.GPU_DRIVER_ERROR,
+        "OSError: [Errno 28] No space left on device: '/root/.cache/huggingface/hub/models--Qwen--Qwen3-8B/blobs/"
+        "3c1f.incomplete'": K.MODEL_LOAD_ERROR,
+        "RuntimeError: Data processing error: CAS service error : IO Error: No space left on device (os error 28)": (
+            K.MODEL_LOAD_ERROR
+        ),
+        # the same errno on /dev/shm stays a full /dev/shm
+        "OSError: [Errno 28] No space left on device: '/dev/shm/psm_8a981037'": K.SHM_EXHAUSTED,
+    }
+    for line, kind in cases.items():
+        assert classify([line]).kind is kind, line

@@ -455,9 +455,11 @@ SIGNATURES: tuple[Signature, ...] = (
         "shm-nccl-segment",
         K.SHM_EXHAUSTED,
         ROOT,
-        ("shared memory segment",),
+        ("shared memory segment", "failed to extend /dev/shm"),
         Source("nccl", "src/misc/shmutils.cc", "ncclShmOpen", "2.7-"),
-        pattern=r"Error while creating shared memory segment|creating shared memory segment .*failed",
+        # NCCL grows its segment with posix_fallocate: "Error: failed to extend /dev/shm/nccl-XXXX to N bytes"
+        pattern=r"Error while creating shared memory segment|creating shared memory segment .*failed"
+        r"|failed to extend /dev/shm/\S+ to \d+ bytes",
     ),
     Signature(
         "shm-no-space",
@@ -471,7 +473,9 @@ SIGNATURES: tuple[Signature, ...] = (
         "shm-bus-error",
         K.SHM_EXHAUSTED,
         ROOT,
-        ("Bus error", "SIGBUS received", "status=7/BUS"),
+        # PyTorch's worker processes say it in words: "Unexpected bus error encountered in worker. This might be
+        # caused by insufficient shared memory (shm)." (torch/utils/data/_utils/signal_handling.py)
+        ("Bus error", "SIGBUS received", "status=7/BUS", "Unexpected bus error encountered"),
         Source("linux", "mm/shmem.c", "a page fault past a full tmpfs raises SIGBUS", "all"),
     ),
     Signature(
@@ -937,6 +941,22 @@ SIGNATURES: tuple[Signature, ...] = (
         ),
         phase=Phase.LOAD,
     ),
+    # the disk under the Hub's cache fills while the weights download ("[Errno 28] No space left on device:
+    # '.../huggingface/hub/models--X/blobs/....incomplete'", the xet client's "CAS service error : IO Error: No space
+    # left on device"): nothing is left to load; no memory flag changes it
+    Signature(
+        "model-download-disk-full",
+        K.MODEL_LOAD_ERROR,
+        ROOT,
+        ("No space left on device", "Disk quota exceeded"),
+        Source("huggingface_hub, hf_xet", "huggingface_hub/file_download.py", "http_get, xet_get", "all"),
+        pattern=r"(?:No space left on device|Disk quota exceeded).*(?:huggingface|modelscope|\.incomplete)"
+        r"|(?:CAS service error|File reconstruction error).*(?:No space left on device|Disk quota exceeded)",
+        unless=("/dev/shm",),
+        phase=Phase.LOAD,
+        hint="the disk under the model cache is full: free space there (or point HF_HOME at a larger disk) and "
+        "download the weights once before starting the unit",
+    ),
     Signature(
         "model-tokenizer-load",
         K.MODEL_LOAD_ERROR,
@@ -1058,9 +1078,12 @@ SIGNATURES: tuple[Signature, ...] = (
         "driver-library-missing",
         K.GPU_DRIVER_ERROR,
         ROOT,
-        ("libcuda.so", "libnvidia-ml.so"),
+        ("libcuda.so", "libnvidia-ml.so", "cannot find -lcuda"),
         Source("glibc, triton", "dlopen (ld.so); python/triton/backends/nvidia/driver.py", "libcuda_dirs", "all"),
-        pattern=r"lib(?:cuda|nvidia-ml)\.so(?:\.\d+)*: cannot open shared object file|libcuda\.so cannot found",
+        # Triton links the launchers it compiles against libcuda.so: "/usr/bin/ld: cannot find -lcuda" where only
+        # the versioned libcuda.so.1 is installed or none is visible
+        pattern=r"lib(?:cuda|nvidia-ml)\.so(?:\.\d+)*: cannot open shared object file|libcuda\.so cannot found"
+        r"|cannot find -lcuda\b",
         recoverable=True,
         hint="the NVIDIA driver's libraries are not visible to vLLM: install the driver on the host, and in a "
         "container run it with the NVIDIA container toolkit (--gpus / the nvidia runtime)",
@@ -1118,14 +1141,16 @@ SIGNATURES: tuple[Signature, ...] = (
             "device handle for GPU",
             "Device string must not be empty",
             "cannot start without GPU",
+            "does not allocate any GPUs on the driver node",
         ),
         _torch("c10/cuda/CUDAFunctions.cpp", "device_count_impl", "1.0-"),
         # vLLM found no platform (no GPU, driver or runtime visible: UnspecifiedPlatform's device_type is ""):
         # "Failed to infer device type" up to 0.9, then torch.device("") in DeviceConfig (vllm/config/device.py)
         pattern=r"No CUDA GPUs are available|CUDA initialization: |forward compatibility was attempted"
         r"|Device string must not be empty"
-        # Ray's node that runs the engine has no GPU ("vLLM engine cannot start without GPU", ray_utils.py)
-        r"|vLLM engine cannot start without GPU"
+        # Ray's node that runs the engine has no GPU ("vLLM engine cannot start without GPU", ray_utils.py; "Ray does
+        # not allocate any GPUs on the driver node", ray_distributed_executor.py up to 0.10)
+        r"|vLLM engine cannot start without GPU|Ray does not allocate any GPUs on the driver node"
         r"|CUDA driver initialization failed|Unable to determine the device handle for GPU"
         r"|system not yet initialized|cudaErrorNoDevice|CUDA_ERROR_NO_DEVICE|no CUDA-capable device"
         r"|CUDA-capable device\(s\) is/are busy|Failed to infer device type|Unexpected error from cudaGetDeviceCount",
