@@ -1708,3 +1708,23 @@ def test_more_wordings_of_a_full_dev_shm_a_missing_libcuda_and_a_full_model_cach
     }
     for line, kind in cases.items():
         assert classify([line]).kind is kind, line
+
+
+def test_failures_with_a_known_cause_but_no_kind_of_their_own_say_what_to_do() -> None:
+    # SYNTHETIC lines in the wordings of vLLM 0.17+ (v1/engine/core_client.py) and Triton's launcher build
+    timeout = classify(
+        [
+            "TimeoutError: Timed out waiting for engine core processes to start. This is often caused by slow weight "
+            "loading for large models. Waited 600s (configured by VLLM_ENGINE_READY_TIMEOUT_S)."
+        ]
+    )
+    assert timeout.kind is K.UNKNOWN_FAILURE
+    assert "VLLM_ENGINE_READY_TIMEOUT_S" in timeout.hint
+    compiler = classify(
+        [
+            "torch._inductor.exc.InductorError: RuntimeError: Failed to find C compiler. Please specify via CC "
+            "environment variable or set triton.knobs.build.impl."
+        ]
+    )
+    assert compiler.kind is K.UNKNOWN_FAILURE
+    assert "gcc" in compiler.hint

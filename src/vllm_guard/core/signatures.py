@@ -1436,6 +1436,29 @@ SIGNATURES: tuple[Signature, ...] = (
         r"|code=(?:exited|dumped), status=[1-9]",
         numbers="systemd",
     ),
+    # Failures with a known cause that none of the kinds above names: said with a hint of their own.
+    # The API server gave up waiting for the engine (VLLM_ENGINE_READY_TIMEOUT_S, 600 s by default): a load slower
+    # than that (a large checkpoint on a slow disk, a first download), not a failure of the engine itself
+    Signature(
+        "bare-engine-ready-timeout",
+        K.UNKNOWN_FAILURE,
+        BARE,
+        ("Timed out waiting for engine core processes",),
+        _vllm("vllm/v1/engine/core_client.py", "MPClient.__init__", "0.17.0-"),
+        hint="the API server stopped waiting for the engine while it was still loading: set "
+        "VLLM_ENGINE_READY_TIMEOUT_S in the unit's environment above the time a start takes (and TimeoutStartSec "
+        "with it), or put the weights on a faster disk",
+    ),
+    # Triton and torch.compile build small C launchers with the host's compiler at start
+    Signature(
+        "bare-no-c-compiler",
+        K.UNKNOWN_FAILURE,
+        ROOT_WEAK,
+        ("Failed to find C compiler",),
+        Source("triton, pytorch", "triton/runtime/build.py, torch/_inductor/cpp_builder.py", "_build", "2.0-"),
+        hint="Triton compiles its kernel launchers with the host's C compiler at start: install gcc (and the "
+        "Python headers, python3-dev) on the host or in the image, or set CC",
+    ),
     Signature(
         "bare-engine-wrapper",
         K.UNKNOWN_FAILURE,
