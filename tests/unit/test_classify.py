@@ -1728,3 +1728,50 @@ def test_failures_with_a_known_cause_but_no_kind_of_their_own_say_what_to_do() -
     )
     assert compiler.kind is K.UNKNOWN_FAILURE
     assert "gcc" in compiler.hint
+
+
+def test_the_later_warning_about_model_given_as_a_flag_is_not_a_failure() -> None:
+    # https://github.com/NnamdiOdozi/mlops-assignment/blob/0eb0115f8fa985587481c99e737d6347f0df2cd5/logs/vllm.log
+    # (vLLM 0.22.1 warns where 0.8 raised; the start went on and served)
+    line = (
+        "WARNING 06-18 09:16:00 [argparse_utils.py:257] With `vllm serve`, you should provide the model as a "
+        "positional argument or in a config file instead of via the `--model` option. The `--model` option will be "
+        "removed in a future version."
+    )
+    assert classify([line]).kind is K.NONE
+    # the raised form of 0.32 (SYNTHETIC, vllm/utils/argparse_utils.py)
+    line = (
+        "ValueError: `model` should be provided as the first positional argument when using `vllm serve`. i.e. "
+        "`vllm serve <model> --<arg> <value>`."
+    )
+    assert classify([line]).kind is K.BAD_ARGUMENTS
+
+
+def test_a_quantized_checkpoint_split_over_too_many_gpus_is_bad_arguments() -> None:
+    # https://github.com/QwenLM/Qwen3-VL/issues/831 (Qwen2.5-VL-72B-AWQ at TP 2 and 4)
+    line = (
+        "ValueError: The input size is not aligned with the quantized weight shape. This can be caused by too large "
+        "tensor parallel size."
+    )
+    failure = classify([line])
+    assert failure.kind is K.BAD_ARGUMENTS
+    assert "--tensor-parallel-size" in failure.hint
+
+
+def test_a_checkpoint_tensor_the_model_has_no_place_for_is_a_model_load_error() -> None:
+    # https://github.com/vllm-project/vllm-ascend/issues/2556 (Qwen3-Embedding-0.6B on vllm-ascend 0.10.0rc1)
+    line = "   ValueError: There is no module or parameter named 'embed_tokens' in CustomQwen3ForCausalLM"
+    assert classify([line]).kind is K.MODEL_LOAD_ERROR
+
+
+def test_a_c_library_older_than_the_wheels_need_says_so() -> None:
+    # https://github.com/modal-labs/modal-examples/issues/1318 (vLLM 0.9.1 on debian-slim; the paste joined two
+    # records on one line)
+    line = (
+        "ERROR 08-04 07:35:11 [core.py:515]                    ^^^^^^^^^^^^^^^^^^^^^^^^^ ERROR 08-04 07:35:11 "
+        "[core.py:515] OSError: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.32' not found (required by "
+        "/usr/local/lib/python3.12/site-packages/flashinfer/data/aot/sampling/sampling.so)"
+    )
+    failure = classify([line])
+    assert failure.kind is K.UNKNOWN_FAILURE
+    assert "glibc" in failure.hint

@@ -688,6 +688,19 @@ SIGNATURES: tuple[Signature, ...] = (
         _vllm("vllm/config.py", "ModelConfig.verify_with_parallel_config", "0.4.0-"),
         pattern=r"must be divisible by|is not divisible by|should be divisible by",
     ),
+    # a quantized checkpoint's groups do not split evenly over this many GPUs: the GPTQ, AWQ, AQLM and Quark
+    # methods' create_weights ("The input size is not aligned with the quantized weight shape. This can be caused by
+    # too large tensor parallel size.")
+    Signature(
+        "args-quantized-shape-vs-tp",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        ("aligned with the quantized weight shape",),
+        _vllm("vllm/model_executor/layers/quantization/gptq.py, awq.py, aqlm.py", "create_weights", "0.2.0-"),
+        pattern=r"(?:input|output) size is not aligned with the quantized weight shape",
+        hint="the quantized checkpoint's weight groups do not divide over this many GPUs: lower "
+        "--tensor-parallel-size (or use pipeline parallelism)",
+    ),
     # a KV connector (or the flag) turned the hybrid KV cache manager off for a model that needs it
     Signature(
         "args-hybrid-manager-disabled",
@@ -809,7 +822,11 @@ SIGNATURES: tuple[Signature, ...] = (
         ),
         pattern=r"--enable-auto-tool-choice requires --tool-call-parser|--enable-reasoning requires --reasoning-parser"
         r"|invalid (?:tool call|reasoning) parser: "
-        r"|you should provide the model as a positional argument|No model specified! Please specify model"
+        # (0.8 raised "ValueError: With `vllm serve`, you should provide the model as a positional argument ...";
+        # later releases only warn with the same words, and raise "`model` should be provided as the first
+        # positional argument" where a flag comes first)
+        r"|ValueError: With `vllm serve`, you should provide the model as a positional argument"
+        r"|`model` should be provided as the first positional argument|No model specified! Please specify model"
         r"|Port must be between",
     ),
     Signature(
@@ -933,6 +950,9 @@ SIGNATURES: tuple[Signature, ...] = (
             # (vllm/model_executor/model_loader/weight_utils.py, default_loader.py)
             "referenced in index but missing",
             "No model weights found in",
+            # AutoWeightsLoader meets a checkpoint tensor the model's code has no place for
+            # (vllm/model_executor/models/utils.py, 0.6.4-)
+            "There is no module or parameter named",
             "Cannot find any safetensors model weights",
             "weights were not initialized from checkpoint",
         ),
@@ -1437,6 +1457,18 @@ SIGNATURES: tuple[Signature, ...] = (
         numbers="systemd",
     ),
     # Failures with a known cause that none of the kinds above names: said with a hint of their own.
+    # The dynamic loader finds the C library older than a compiled extension needs (glibc's "version `GLIBC_2.32'
+    # not found (required by .../flashinfer/...so)"): an image or OS too old for the wheels installed
+    Signature(
+        "bare-glibc-too-old",
+        K.UNKNOWN_FAILURE,
+        ROOT_WEAK,
+        ("GLIBC_",),
+        Source("glibc", "elf/dl-version.c", "match_symbol", "all"),
+        pattern=r"version `GLIBC_[\d.]+' not found",
+        hint="a compiled extension needs a newer C library (glibc) than this OS or image has: run vLLM on a newer "
+        "base (Ubuntu 22.04 or later) or install wheels built for this one",
+    ),
     # The API server gave up waiting for the engine (VLLM_ENGINE_READY_TIMEOUT_S, 600 s by default): a load slower
     # than that (a large checkpoint on a slow disk, a first download), not a failure of the engine itself
     Signature(
