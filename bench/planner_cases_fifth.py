@@ -94,7 +94,7 @@ CASES_PROJECTS: list[Case] = [
         model_source="https://huggingface.co/deepseek-ai/DeepSeek-R1-0528-Qwen3-8B/blob/main/config.json (the "
         "Qwen3-8B shape kept in tests/data/models/Qwen3-8B, plus YaRN rope scaling factor 4 over 32768 and 131072 "
         "positions). Doubt: the YaRN/position values were taken from the published card as recalled, not re-read "
-        "in this session; the log corroborates them only in part ('Unrecognized keys in `rope_scaling` for "
+        "from the card; the log corroborates them only in part ('Unrecognized keys in `rope_scaling` for "
         "'rope_type'='yarn': {'attn_factor'}', and vLLM accepting --max-model-len 65536 > Qwen3-8B's 40960). They do "
         "not change the per-token KV size (36 layers x 8 KV heads x 128).",
     ),
