@@ -1775,3 +1775,23 @@ def test_a_c_library_older_than_the_wheels_need_says_so() -> None:
     failure = classify([line])
     assert failure.kind is K.UNKNOWN_FAILURE
     assert "glibc" in failure.hint
+
+
+def test_words_of_an_argument_error_in_a_line_vllm_went_on_from_are_not_one() -> None:
+    # SYNTHETIC lines in the wordings of vLLM 0.32's model_executor/models/vision.py and config/parallel.py: warnings
+    # a healthy start of a vision model under TP, or of a data-parallel group, prints; a later OOM is the failure
+    oom = (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+        "23.50 GiB of which 1.00 GiB is free."
+    )
+    for warning in (
+        "(EngineCore pid=9) WARNING 11-02 10:00:00 [vision.py:120] The number of vision attention heads is not "
+        "divisible by the tensor parallel size. Falling back to data parallelism for the vision encoder.",
+        "WARNING 11-02 10:00:00 [parallel.py:746] Address already in use. Retrying with a new port.",
+    ):
+        lines = [warning, "INFO 11-02 10:00:10 [gpu_model_runner.py:1] Model loading took 15.2 GiB", oom]
+        assert classify(lines).kind is K.CUDA_OOM_PROFILE, warning
+        assert classify([warning, "INFO:     Application startup complete."]).kind is K.NONE, warning
+    # the raised form of an argument error is read as before
+    line = "ValueError: Total number of attention heads (28) must be divisible by tensor parallel size (3)."
+    assert classify([line]).kind is K.BAD_ARGUMENTS

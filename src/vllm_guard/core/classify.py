@@ -628,6 +628,14 @@ def _window(lines: Sequence[str], index: int, glue: str) -> str:
     return glue.join(strip_prefixes(lines[i]) for i in range(index, end))
 
 
+# vLLM stops on a bad argument by raising, never by logging: a line its logger wrote at WARNING or INFO is one it
+# went on from ("... is not divisible by the tensor parallel size. Falling back to data parallelism for the vision
+# encoder."), whatever words it shares with an argument error. A signature that is itself such a warning (marked
+# recoverable: Ray waiting for GPUs the cluster lacks) is read as it is.
+_RAISED_KINDS = frozenset({K.BAD_ARGUMENTS})
+_WENT_ON_RE = re.compile(r"(?:^|[\s)\]])(?:WARNING|INFO) (?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d")
+
+
 def _match(rule: _Rule, line: str, lines: Sequence[str], index: int) -> _Hit | None:
     signature = rule.signature
     for needle in signature.needles:
@@ -638,6 +646,13 @@ def _match(rule: _Rule, line: str, lines: Sequence[str], index: int) -> _Hit | N
     for no in signature.unless:
         if no in line:
             return None
+    if (
+        signature.kind in _RAISED_KINDS
+        and not signature.recoverable
+        and ("WARNING" in line or "INFO" in line)
+        and _WENT_ON_RE.search(line)
+    ):
+        return None
     text = strip_prefixes(line)
     if rule.regex is not None and rule.regex.search(text) is None and rule.regex.search(line) is None:
         return None

@@ -524,6 +524,9 @@ SIGNATURES: tuple[Signature, ...] = (
         ("in use", "EADDRINUSE", "already in use"),
         Source("uvicorn", "uvicorn/server.py", "Server.startup", "all"),
         pattern=r"[Aa]ddress already in use|EADDRINUSE|[Ee]rrno 98\b",
+        # vLLM picks another port itself where it can: the data-parallel group's "Address already in use. Retrying
+        # with a new port." (config/parallel.py, 0.10-), get_open_port's "Port N is already in use, trying port M"
+        unless=("Retrying with a new port", "trying port"),
         numbers="port",
         wrapped=False,
     ),
