@@ -1795,3 +1795,17 @@ def test_words_of_an_argument_error_in_a_line_vllm_went_on_from_are_not_one() ->
     # the raised form of an argument error is read as before
     line = "ValueError: Total number of attention heads (28) must be divisible by tensor parallel size (3)."
     assert classify([line]).kind is K.BAD_ARGUMENTS
+
+
+def test_the_kv_offload_p2p_sessions_errors_are_not_custom_all_reduces_p2p_failure() -> None:
+    # SYNTHETIC, in the wording of vLLM 0.32's v1/kv_offload/tiering/p2p/session/session.py: an error of the
+    # optional KV-offload tier logged before the start's real failure does not name it
+    lines = [
+        "ERROR 11-02 10:00:00 [session.py:210] P2PSession 3: protocol error: bad frame — disconnecting",
+        "INFO 11-02 10:00:10 [gpu_model_runner.py:1] Model loading took 15.2 GiB",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+        "23.50 GiB of which 1.00 GiB is free.",
+    ]
+    assert classify(lines).kind is K.CUDA_OOM_PROFILE
+    # custom all-reduce's own P2P check still reads as before (SYNTHETIC)
+    assert classify(["RuntimeError: P2P test failed between GPU 0 and GPU 1"]).kind is K.DISTRIBUTED_ERROR

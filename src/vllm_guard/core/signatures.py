@@ -1357,7 +1357,8 @@ SIGNATURES: tuple[Signature, ...] = (
         ),
         _vllm("vllm/distributed/device_communicators/custom_all_reduce.py", "CustomAllreduce.__init__", "0.4.0-"),
         pattern=r"peer access is not supported|cudaErrorPeerAccess|PeerAccessUnsupported|peer mapping resources"
-        r"|[Cc]ustom ?[Aa]ll ?[Rr]educe.*(?:[Ee]rror|failed|assert)|P2P.*(?:failed|[Ee]rror)"
+        # (P2P as a word: not the KV-offload tier's "P2PSession ... protocol error", 0.32)
+        r"|[Cc]ustom ?[Aa]ll ?[Rr]educe.*(?:[Ee]rror|failed|assert)|\bP2P\b.*(?:failed|[Ee]rror)"
         r"|custom_all_reduce.*(?:Error|error)|Failed: (?:Cuda error )?\S*custom_all_reduce\S*:\d+"
         r"|Error happened when batch testing peer-to-peer access",
         unless=("is disabled", "disabling", "Disabling"),
