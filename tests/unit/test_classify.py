@@ -1809,3 +1809,19 @@ def test_the_kv_offload_p2p_sessions_errors_are_not_custom_all_reduces_p2p_failu
     assert classify(lines).kind is K.CUDA_OOM_PROFILE
     # custom all-reduce's own P2P check still reads as before (SYNTHETIC)
     assert classify(["RuntimeError: P2P test failed between GPU 0 and GPU 1"]).kind is K.DISTRIBUTED_ERROR
+
+
+def test_a_warning_pasted_without_its_prefix_that_says_vllm_went_on_is_not_a_failure() -> None:
+    # SYNTHETIC, in the wordings of vLLM 0.32 (model_executor/models/vision.py) and 0.8.5 (v1/engine/async_llm.py)
+    assert (
+        classify(
+            [
+                "The number of vision attention heads is not divisible by the tensor parallel size. Falling back to data "
+                "parallelism for the vision encoder."
+            ]
+        ).kind
+        is K.NONE
+    )
+    assert classify(["Aborted request 16."]).kind is K.NONE
+    # the shell's report of an abort is still a crash
+    assert classify(["Aborted (core dumped)"]).kind is K.UNKNOWN_FAILURE

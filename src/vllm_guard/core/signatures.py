@@ -690,6 +690,9 @@ SIGNATURES: tuple[Signature, ...] = (
         ("divisible",),
         _vllm("vllm/config.py", "ModelConfig.verify_with_parallel_config", "0.4.0-"),
         pattern=r"must be divisible by|is not divisible by|should be divisible by",
+        # a check vLLM goes on from says so: "... Falling back to data parallelism for the vision encoder.", "...
+        # fusion not enabled for a layer/style: rotary_dim=N must be divisible by ..."
+        unless=("alling back", "not enabled"),
     ),
     # a quantized checkpoint's groups do not split evenly over this many GPUs: the GPTQ, AWQ, AQLM and Quark
     # methods' create_weights ("The input size is not aligned with the quantized weight shape. This can be caused by
@@ -1523,7 +1526,9 @@ SIGNATURES: tuple[Signature, ...] = (
         BARE,
         ("Segmentation fault", "core dumped", "exited with code", "SIGSEGV", "SIGABRT", "Aborted"),
         Source("linux", "the shell's and docker's report of a crashed process", "job status", "all"),
-        pattern=r"Segmentation fault|core dumped|exited with code [1-9]|SIGSEGV|SIGABRT|^Aborted\b|Fatal Python error",
+        # (the shell's "Aborted" ends the line: "Aborted request 3." is vLLM cancelling a request)
+        pattern=r"Segmentation fault|core dumped|exited with code [1-9]|SIGSEGV|SIGABRT|^Aborted(?: \(core dumped\))?\s*$"
+        r"|Fatal Python error",
     ),
     # pydantic's line for a validator's ValueError, under "N validation error(s) for SomeConfig": vLLM's configs
     # are pydantic dataclasses, so a value its checks refused. Last in the table: a more exact text on the same
