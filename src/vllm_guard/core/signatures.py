@@ -1527,8 +1527,8 @@ SIGNATURES: tuple[Signature, ...] = (
         ("Segmentation fault", "core dumped", "exited with code", "SIGSEGV", "SIGABRT", "Aborted"),
         Source("linux", "the shell's and docker's report of a crashed process", "job status", "all"),
         # (the shell's "Aborted" ends the line: "Aborted request 3." is vLLM cancelling a request)
-        pattern=r"Segmentation fault|core dumped|exited with code [1-9]|SIGSEGV|SIGABRT|^Aborted(?: \(core dumped\))?\s*$"
-        r"|Fatal Python error",
+        pattern=r"Segmentation fault|core dumped|exited with code [1-9]|SIGSEGV|SIGABRT"
+        r"|^Aborted(?: \(core dumped\))?\s*$|Fatal Python error",
     ),
     # pydantic's line for a validator's ValueError, under "N validation error(s) for SomeConfig": vLLM's configs
     # are pydantic dataclasses, so a value its checks refused. Last in the table: a more exact text on the same
