@@ -1825,3 +1825,18 @@ def test_a_warning_pasted_without_its_prefix_that_says_vllm_went_on_is_not_a_fai
     assert classify(["Aborted request 16."]).kind is K.NONE
     # the shell's report of an abort is still a crash
     assert classify(["Aborted (core dumped)"]).kind is K.UNKNOWN_FAILURE
+
+
+def test_a_multimodal_item_above_the_step_a_dp_group_without_gpus_and_a_tpu_load_too_large() -> None:
+    # SYNTHETIC lines in the wordings of vLLM 0.11.0 (v1/core/encoder_cache_manager.py, v1/engine/utils.py,
+    # v1/worker/tpu_model_runner.py)
+    cases = {
+        "ValueError: Chunked MM input disabled but max_tokens_per_mm_item (16384) is larger than "
+        "max_num_batched_tokens (8192). Please increase max_num_batched_tokens.": K.BAD_ARGUMENTS,
+        "ValueError: Not enough resources to allocate 4 placement groups, only created 2 placement groups. Available "
+        "resources: {'GPU': 8.0}": K.BAD_ARGUMENTS,
+        "RuntimeError: Unable to load model, a likely reason is the model is too large for the current device's HBM "
+        "memory. Consider switching to a smaller model or sharding the weights on more chips.": K.CUDA_OOM_LOAD,
+    }
+    for line, kind in cases.items():
+        assert classify([line]).kind is kind, line

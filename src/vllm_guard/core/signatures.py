@@ -364,6 +364,16 @@ SIGNATURES: tuple[Signature, ...] = (
         phase=Phase.LOAD,
         numbers="oom",
     ),
+    # vLLM on TPU wraps the load's failure in its own words ("Unable to load model, a likely reason is the model is too
+    # large for the current device's HBM memory.")
+    Signature(
+        "oom-tpu-load-wrapper",
+        K.CUDA_OOM_LOAD,
+        ROOT,
+        ("too large for the current device's HBM memory",),
+        _vllm("vllm/v1/worker/tpu_model_runner.py", "TPUModelRunner.load_model", "0.9.0-"),
+        phase=Phase.LOAD,
+    ),
     Signature(
         "oom-torch-caching-allocator",
         K.CUDA_OOM_RUNTIME,
@@ -681,7 +691,11 @@ SIGNATURES: tuple[Signature, ...] = (
         ROOT,
         ("max_num_batched_tokens",),
         _vllm("vllm/config.py", "SchedulerConfig._verify_args", "0.4.0-"),
-        pattern=r"max_num_batched_tokens \(\d+\) is smaller than max_model_len",
+        # and a multimodal item larger than a step may take where chunked MM input is off (v1/core/
+        # encoder_cache_manager.py): "Chunked MM input disabled but max_tokens_per_mm_item (16384) is larger than
+        # max_num_batched_tokens (8192)"
+        pattern=r"max_num_batched_tokens \(\d+\) is smaller than max_model_len"
+        r"|max_tokens_per_mm_item \(\d+\) is larger than max_num_batched_tokens",
     ),
     Signature(
         "args-not-divisible",
@@ -796,6 +810,7 @@ SIGNATURES: tuple[Signature, ...] = (
             "world_size",
             "max local gpu count",
             "Cannot provide a placement group",
+            "Not enough resources to allocate",
         ),
         _vllm(
             "vllm/executor/ray_utils.py, vllm/config.py, vllm/executor/mp_distributed_executor.py",
@@ -809,7 +824,9 @@ SIGNATURES: tuple[Signature, ...] = (
         r"|exceeds the (?:total )?number of available GPUs|greater than the number of available GPUs"
         r"|world_size \(\d+\) is larger than the number of available GPUs"
         r"|(?:tensor_parallel_size|world_size) \(\d+\) (?:to|is) less than (?:than )?max local gpu count"
-        r"|Cannot provide a placement group of placement_group_specs",
+        r"|Cannot provide a placement group of placement_group_specs"
+        # data parallelism over Ray (v1/engine/utils.py): "Not enough resources to allocate 4 placement groups"
+        r"|Not enough resources to allocate \d+ (?:placement groups|DP ranks)",
         recoverable=True,  # Ray's placement-group warning: a cluster that gains GPUs goes on to serve
     ),
     # the OpenAI server's own checks of its flags (vllm/entrypoints/openai/cli_args.py validate_parsed_serve_args,
