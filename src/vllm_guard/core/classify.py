@@ -633,7 +633,9 @@ def _window(lines: Sequence[str], index: int, glue: str) -> str:
 # encoder."), whatever words it shares with an argument error. A signature that is itself such a warning (marked
 # recoverable: Ray waiting for GPUs the cluster lacks) is read as it is.
 _RAISED_KINDS = frozenset({K.BAD_ARGUMENTS})
-_WENT_ON_RE = re.compile(r"(?:^|[\s)\]])(?:WARNING|INFO) (?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d")
+# the date vLLM's logger writes after the level: " 11-30 05:00:00" (a year before it in some builds)
+_LOGGER_DATE = r" (?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d"
+_WENT_ON_RE = re.compile(r"(?:^|[\s)\]])(?:WARNING|INFO)" + _LOGGER_DATE)
 
 
 def _match(rule: _Rule, line: str, lines: Sequence[str], index: int) -> _Hit | None:
@@ -681,12 +683,10 @@ _OUTPUT_LOG = "Generated response"
 # safetensors" through with_retry, its exception caught)
 _METADATA_LOOKUP_LOG = "Error retrieving safetensors"
 # vLLM's logger at INFO or DEBUG: "INFO 11-30 05:00:00 [core.py:1] ..." (the year-less date is its own)
-_QUIET_RE = re.compile(r"(?:^|[\s)\]])(?:INFO|DEBUG) (?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d")
+_QUIET_RE = re.compile(r"(?:^|[\s)\]])(?:INFO|DEBUG)" + _LOGGER_DATE)
 # Python's last line of a traceback: the exception's qualified name, then ": message" or nothing. Most names end in
 # Error or Exception (or are Exception itself); torch.compile's BackendCompilerFailed, Triton's OutOfResources,
 # concurrent.futures' BrokenProcessPool and subprocess's TimeoutExpired do not.
-# a cheap test that lets most lines skip the expression below: a part of every name it takes but Exit and Interrupt
-_NAMES_EXCEPTION = re.compile(r"rror|xception|Failed|OutOfResources|BrokenProcessPool|TimeoutExpired").search
 _EXC_LINE_RE = re.compile(
     r"^(?:[\w.]+\.)?(?:[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failed)|Exception|OutOfResources|BrokenProcessPool"
     r"|TimeoutExpired)"
@@ -860,7 +860,16 @@ _GOT_PAST_LEVEL_RE = re.compile(r"(?:^|[\s)\]])(?:INFO|DEBUG|WARNING|WARN)[\s:]"
 def _exception_line(line: str) -> tuple[str, bool] | None:
     """An exception line as Python ends a traceback with: its stripped text, and whether it is a failure (not a
     deliberate exit or a cancelled task); None: not an exception line."""
-    if not _NAMES_EXCEPTION(line) and "Exit" not in line and "Interrupt" not in line:
+    if (  # cheap tests that let most lines skip the expression: a part of every name it takes
+        "rror" not in line
+        and "xception" not in line
+        and "Exit" not in line
+        and "Interrupt" not in line
+        and "Failed" not in line
+        and "OutOfResources" not in line
+        and "BrokenProcessPool" not in line
+        and "TimeoutExpired" not in line
+    ):
         return None
     text = strip_prefixes(line)
     if not _EXC_LINE_RE.match(text):
