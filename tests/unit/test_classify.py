@@ -242,6 +242,18 @@ PREFIXES = [
     pytest.param("ERROR 04-17 15:10:09 engine.py:448] ", id="vllm-v0-logger"),
     pytest.param("[rank0]: ", id="torch-rank"),
     pytest.param("vllm-1  | (EngineCore_DP0 pid=7) ERROR 10-08 20:33:48 [core.py:708] ", id="stacked"),
+    # journalctl's other short formats (journalctl(1), --output=)
+    pytest.param("Nov 30 05:00:00.123456 gpu-host python3[123]: ", id="journalctl-short-precise"),
+    pytest.param("Mon 2026-11-30 05:00:00 UTC gpu-host python3[123]: ", id="journalctl-short-full"),
+    pytest.param("Mon 2026-11-30 05:00:00.123456 +03 gpu-host python3[123]: ", id="journalctl-short-full-precise"),
+    pytest.param("[  123.456789] gpu-host python3[123]: ", id="journalctl-short-monotonic"),
+    pytest.param("1764478800.123456 gpu-host python3[123]: ", id="journalctl-short-unix"),
+    # a node's container log in the CRI format, as fluent-bit or promtail ship it unparsed
+    pytest.param("2026-11-30T05:00:00.123456789Z stderr F ", id="cri"),
+    pytest.param("2026-11-30T05:00:00.123456789Z stdout F (EngineCore_DP0 pid=7) ", id="cri-stacked"),
+    pytest.param("4:47PM DBG GRPC(qwen-127.0.0.1:38441): stderr ", id="localai-backend"),
+    pytest.param("ERROR:root:", id="python-logging-basic"),
+    pytest.param("2026-11-30 05:00:00,123 - supervisor - ERROR - ", id="python-logging-cookbook"),
 ]
 
 
@@ -669,6 +681,8 @@ ANSI_CASES = [
     ),
     pytest.param("\x1b[0;36m(EngineCore_DP0 pid=738)\x1b[0;0m ValueError: boom", id="raw-escapes"),
     pytest.param("#033[2m#033[33m(raylet)#033[0m ValueError: boom", id="rsyslog-escapes"),
+    # a paste that lost the ESC characters
+    pytest.param("[36m(RayWorkerWrapper pid=7)[0m [1;31mERROR[0m ValueError: boom", id="bare-codes"),
 ]
 
 
@@ -676,6 +690,19 @@ ANSI_CASES = [
 def test_strip_ansi_colours(line: str) -> None:
     assert strip_prefixes(line).endswith("ValueError: boom")
     assert "[0" not in strip_prefixes(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "[  5.123456] NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.",
+        "[12345.678901] python3 invoked oom-killer: gfp_mask=0x100cca(GFP_HIGHUSER_MOVABLE), order=0",
+        "ERROR:    Exception in ASGI application",
+        "[1m] is not a colour code without a reset on the line",
+    ],
+)
+def test_lines_that_only_look_prefixed_keep_their_message(line: str) -> None:
+    assert strip_prefixes(line) == line
 
 
 # --- pydantic's config validation: the "Value error, ..." line decides -------------------------

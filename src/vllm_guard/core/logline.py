@@ -4,11 +4,20 @@ The classifier matches on substrings, so it works with or without prefixes; stri
 evidence a person reads and for rules anchored at the start of a message (argparse errors,
 exception lines of a traceback).
 
-ANSI colour codes are dropped first. Prefixes handled, outermost first (each may or may not be there)::
+ANSI colour codes are dropped first, also where a paste lost their ESC ("[36m(pid=1)[0m"). Prefixes
+handled, outermost first (each may or may not be there)::
 
     2024-05-01T10:00:00.123456789Z                     kubectl logs --timestamps, docker logs -t
-    Nov 30 05:00:00 host python3[123]:                 journalctl -o short
-    2024-05-01T10:00:00+0000 host python3[123]:        journalctl -o short-iso
+    Nov 30 05:00:00 host python3[123]:                 journalctl -o short (and short-precise)
+    2024-05-01T10:00:00+0000 host python3[123]:        journalctl -o short-iso (and short-iso-precise)
+    Mon 2024-05-01 10:00:00 UTC host python3[123]:     journalctl -o short-full
+    [  123.456789] host python3[123]:                  journalctl -o short-monotonic
+    1714557600.123456 host python3[123]:               journalctl -o short-unix
+    stderr F                                           the CRI log format of a node's container logs
+                                                       (after its RFC 3339 timestamp)
+    4:47PM DBG GRPC(qwen-127.0.0.1:38441): stderr      LocalAI, which runs vLLM as a child
+    ERROR:root:                                        Python's logging.basicConfig() default format
+    - vllm - ERROR -                                   logging's "%(asctime)s - %(name)s - %(levelname)s - "
     vllm-1  |                                          docker compose logs
     (EngineCore_DP0 pid=123)  (VllmWorker rank=0 pid=9)  (APIServer pid=1)  (RayWorkerWrapper pid=7)
     [rank0]:                                           torch.distributed's per-rank prefix
@@ -30,8 +39,22 @@ _PREFIXES = (
     # may well read "Processed prompts: ...").
     r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?"
     r"(?:[+-]\d\d:?\d\d\s+(?:[^\s:]+ [\w.@/:-]+(?:\[\d+\])?: )?|Z?\s+)",
-    # journalctl -o short: "Nov 30 05:00:00 host ident[pid]: "
-    r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? \S+ [^\s:\[]+(?:\[\d+\])?: ",
+    # journalctl -o short: "Nov 30 05:00:00 host ident[pid]: "; -o short-full: "Mon 2024-05-01 10:00:00 UTC host
+    # ident[pid]: "; -o short-monotonic: "[  123.456789] host ident[pid]: "; -o short-unix: "1714557600.123456 host
+    # ident[pid]: "
+    r"(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?"
+    r"|[A-Z][a-z]{2} \d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \S+"
+    r"|\[ *\d+\.\d+\]"
+    r"|\d{9,11}\.\d+)"
+    r" \S+ [^\s:\[]+(?:\[\d+\])?: ",
+    # the CRI log format (a node's /var/log/containers/*.log, shipped by fluent-bit or promtail as it is):
+    # "<RFC 3339 time> stderr F <message>", P for a partial line
+    r"(?:stdout|stderr) [FP] ",
+    # LocalAI's backend output: "4:47PM DBG GRPC(model-127.0.0.1:38441): stderr "
+    r"(?:\d{1,2}:\d\d[AP]M [A-Z]{3} )?GRPC\([^()]*\): std(?:err|out) ",
+    # a wrapper's Python logging: "ERROR:root:" (basicConfig's default), "- vllm - ERROR - " (after the time)
+    r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.-]+:",
+    r"- [\w.-]+ - (?:DEBUG|INFO|WARNING|ERROR|CRITICAL) - ",
     # docker compose: "service-1  | "
     r"[\w.-]+\s+\| ",
     # vLLM / Ray process prefix: "(EngineCore_DP0 pid=1)", "(VllmWorker rank=0 pid=2)", "(pid=3)"
@@ -43,8 +66,10 @@ _PREFIXES = (
     r"(?:\[[^\]]*\] ?|[\w.]+:\d+\] )",
 )
 _PREFIX_RE = re.compile("(?:" + "|".join(_PREFIXES) + ")")
-# ANSI colour codes, raw (ESC), as pasted ("^[") or as rsyslog escapes them ("#033").
+# ANSI colour codes, raw (ESC), as pasted ("^[") or as rsyslog escapes them ("#033"); a paste that lost the ESC
+# leaves "[36m" ... "[0m", taken where the reset code "[0m" is on the line.
 _ANSI_RE = re.compile(r"(?:\x1b|\^\[|#033)\[[0-9;]*m")
+_BARE_ANSI_RE = re.compile(r"\[\d{1,3}(?:;\d{1,3})*m")
 _MAX_PREFIXES = 8  # no real line stacks more than about five prefixes
 
 
@@ -53,6 +78,8 @@ def strip_prefixes(line: str) -> str:
     text = line.rstrip("\r\n")
     if "[" in text and ("\x1b" in text or "^[" in text or "#033" in text):
         text = _ANSI_RE.sub("", text)
+    if "[0m" in text:
+        text = _BARE_ANSI_RE.sub("", text)
     for _ in range(_MAX_PREFIXES):
         m = _PREFIX_RE.match(text)
         if m is None or m.end() == 0:
