@@ -171,12 +171,19 @@ def test_numbers_use_only_the_contract_keys() -> None:
         assert set(_verdict(case).numbers) <= set(NUMBER_KEYS), (case.name, _verdict(case).numbers)
 
 
-# Line prefixes a deployment adds in front of every line it ships (journalctl, docker compose,
-# kubectl --timestamps): the verdict must not depend on them.
+# Line prefixes a deployment adds in front of every line it ships (journalctl's output formats, docker
+# compose, kubectl --timestamps, a node's CRI container log, a launcher, a wrapper's Python logging): the
+# verdict must not depend on them.
 SHIPPER_PREFIXES = [
     "Nov 30 05:00:00 gpu-host vllm[4242]: ",
+    "Mon 2026-11-30 05:00:00 UTC gpu-host vllm[4242]: ",
+    "[ 4711.123456] gpu-host vllm[4242]: ",
+    "1764478800.123456 gpu-host vllm[4242]: ",
     "vllm-qwen-1  | ",
     "2026-11-30T05:00:00.123456789Z ",
+    "2026-11-30T05:00:00.123456789Z stderr F ",
+    "4:47PM DBG GRPC(qwen-127.0.0.1:38441): stderr ",
+    "ERROR:root:",
 ]
 
 
