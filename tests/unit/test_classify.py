@@ -254,7 +254,26 @@ PREFIXES = [
     pytest.param("4:47PM DBG GRPC(qwen-127.0.0.1:38441): stderr ", id="localai-backend"),
     pytest.param("ERROR:root:", id="python-logging-basic"),
     pytest.param("2026-11-30 05:00:00,123 - supervisor - ERROR - ", id="python-logging-cookbook"),
+    # a paste quoted in a reply, or indented as a Markdown code block
+    pytest.param("> ", id="markdown-quote"),
+    pytest.param("> > Nov 30 05:00:00 gpu-host python3[123]: ", id="markdown-quote-nested-journal"),
+    pytest.param("    (EngineCore_DP0 pid=18799) ERROR 10-08 20:33:48 [core.py:708] ", id="markdown-indent"),
 ]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Nov 30 05:00:00 gpu-host python3[123]:",
+        "Nov 30 05:00:00 gpu-host python3[123]: ",
+        "2026-11-30T05:00:00+0000 gpu-host vllm[123]:",
+        "2026-11-30T05:00:00.123456789Z",
+        "> ",
+    ],
+)
+def test_a_prefix_with_an_empty_message_leaves_nothing(line: str) -> None:
+    # an empty line of the log (a paste may have trimmed the space after the prefix): still an empty line
+    assert strip_prefixes(line) == ""
 
 
 @pytest.mark.parametrize("prefix", PREFIXES)

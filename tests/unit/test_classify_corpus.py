@@ -184,6 +184,8 @@ SHIPPER_PREFIXES = [
     "2026-11-30T05:00:00.123456789Z stderr F ",
     "4:47PM DBG GRPC(qwen-127.0.0.1:38441): stderr ",
     "ERROR:root:",
+    "> ",
+    "    ",
 ]
 
 

@@ -19,6 +19,7 @@ handled, outermost first (each may or may not be there)::
     ERROR:root:                                        Python's logging.basicConfig() default format
     - vllm - ERROR -                                   logging's "%(asctime)s - %(name)s - %(levelname)s - "
     vllm-1  |                                          docker compose logs
+    >                                                  a Markdown quote (a paste quoted in a reply)
     (EngineCore_DP0 pid=123)  (VllmWorker rank=0 pid=9)  (APIServer pid=1)  (RayWorkerWrapper pid=7)
     [rank0]:                                           torch.distributed's per-rank prefix
     [2026-01-26T17:25:37Z]                             a bracketed timestamp (CI logs)
@@ -38,7 +39,7 @@ _PREFIXES = (
     # with a numeric offset, goes on with "host ident[pid]: " (after kubectl's "Z" comes the message, which
     # may well read "Processed prompts: ...").
     r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?"
-    r"(?:[+-]\d\d:?\d\d\s+(?:[^\s:]+ [\w.@/:-]+(?:\[\d+\])?: )?|Z?\s+)",
+    r"(?:[+-]\d\d:?\d\d\s+(?:[^\s:]+ [\w.@/:-]+(?:\[\d+\])?:(?: |$))?|Z?(?:\s+|$))",
     # journalctl -o short: "Nov 30 05:00:00 host ident[pid]: "; -o short-full: "Mon 2024-05-01 10:00:00 UTC host
     # ident[pid]: "; -o short-monotonic: "[  123.456789] host ident[pid]: "; -o short-unix: "1714557600.123456 host
     # ident[pid]: "
@@ -46,7 +47,7 @@ _PREFIXES = (
     r"|[A-Z][a-z]{2} \d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \S+"
     r"|\[ *\d+\.\d+\]"
     r"|\d{9,11}\.\d+)"
-    r" \S+ [^\s:\[]+(?:\[\d+\])?: ",
+    r" \S+ [^\s:\[]+(?:\[\d+\])?:(?: |$)",
     # the CRI log format (a node's /var/log/containers/*.log, shipped by fluent-bit or promtail as it is):
     # "<RFC 3339 time> stderr F <message>", P for a partial line
     r"(?:stdout|stderr) [FP] ",
@@ -55,6 +56,8 @@ _PREFIXES = (
     # a wrapper's Python logging: "ERROR:root:" (basicConfig's default), "- vllm - ERROR - " (after the time)
     r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.-]+:",
     r"- [\w.-]+ - (?:DEBUG|INFO|WARNING|ERROR|CRITICAL) - ",
+    # a Markdown quote, "> " (nested: "> > ")
+    r">+ ?",
     # docker compose: "service-1  | "
     r"[\w.-]+\s+\| ",
     # vLLM / Ray process prefix: "(EngineCore_DP0 pid=1)", "(VllmWorker rank=0 pid=2)", "(pid=3)"
@@ -75,7 +78,7 @@ _MAX_PREFIXES = 8  # no real line stacks more than about five prefixes
 
 def strip_prefixes(line: str) -> str:
     """The message of one log line without the prefixes the tools in the module docstring add."""
-    text = line.rstrip("\r\n")
+    text = line.rstrip("\r\n").lstrip()  # a Markdown code block's indent: no prefix starts with a space
     if "[" in text and ("\x1b" in text or "^[" in text or "#033" in text):
         text = _ANSI_RE.sub("", text)
     if "[0m" in text:
