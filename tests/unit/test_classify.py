@@ -1886,3 +1886,60 @@ def test_a_multimodal_item_above_the_step_a_dp_group_without_gpus_and_a_tpu_load
     }
     for line, kind in cases.items():
         assert classify([line]).kind is kind, line
+
+
+def test_a_full_disk_under_a_cache_is_not_dev_shm_and_says_where_to_look() -> None:
+    # https://github.com/alint77/jupiter-glm52-vllm-worklog/blob/c954a3512d5c22a0520868f88762823b4ae3dd93/baseline/failed-home-quota-server.out
+    # (torch.compile's autotuning writes under ~/.cache/vllm; the path cut here)
+    quota = (
+        "torch._inductor.exc.InductorError: RuntimeError: Failed to run autotuning code block: [Errno 122] Disk quota "
+        "exceeded: '/e/home/jusers/u/jupiter/.cache/vllm/torch_compile_cache/torch_aot_compile/6dcc7ac7/inductor_cache'"
+    )
+    # SYNTHETIC: the same write on a full disk (ENOSPC), and torch's own /dev/shm file (aten MapAllocator's wording)
+    full = "OSError: [Errno 28] No space left on device: '/root/.cache/vllm/torch_compile_cache/a1b2c3/rank_0_0'"
+    shm = "RuntimeError: unable to write to file </torch_1234_5678_0>: No space left on device (28)"
+    for line in (quota, full):
+        failure = classify([line])
+        assert failure.kind is K.UNKNOWN_FAILURE, line
+        assert "VLLM_CACHE_ROOT" in failure.hint
+    assert classify([shm]).kind is K.SHM_EXHAUSTED
+
+
+def test_a_worker_gone_with_no_exit_code_after_a_raise_is_the_raise() -> None:
+    # vLLM's executor looked before the worker's exit was reaped ("exit code: None"): after the worker's own traceback
+    # that is no sign of a kill. SYNTHETIC lines in vLLM 0.32's wordings (v1/executor/multiproc_executor.py)
+    raised = [
+        "(Worker_TP0 pid=11) ERROR 07-16 18:21:23 [multiproc_executor.py:1007] Traceback (most recent call last):",
+        '(Worker_TP0 pid=11) ERROR 07-16 18:21:23 [multiproc_executor.py:1007]   File "/x/vllm/worker.py", line 9, '
+        "in compile_or_warm_up_model",
+        "(Worker_TP0 pid=11) ERROR 07-16 18:21:23 [multiproc_executor.py:1007] RuntimeError: something new broke",
+    ]
+    gone = "(EngineCore pid=9) ERROR 07-16 18:21:45 [multiproc_executor.py:284] Worker proc VllmWorker-1 died "
+    assert classify([*raised, gone + "unexpectedly (exit code: None), shutting down executor."]).kind is (
+        K.UNKNOWN_FAILURE
+    )
+    # with nothing raised before, or with SIGKILL's -9, it stays the kill it most often is
+    assert classify([gone + "unexpectedly (exit code: None), shutting down executor."]).kind is K.HOST_OOM_KILLED
+    assert classify([*raised, gone + "unexpectedly (exit code: -9), shutting down executor."]).kind is (
+        K.HOST_OOM_KILLED
+    )
+
+
+def test_hccl_on_ascend_reads_as_nccl_does() -> None:
+    # https://github.com/vllm-project/vllm-ascend/issues/672 (DP+EP on Ascend, torch_npu's check of the HCCL call)
+    init = (
+        "[rank0]: RuntimeError: create_config:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:102 HCCL function "
+        "error: hcclCommInitRootInfoConfig(numRanks, &rootInfo, rank, config, &(comm->hcclComm_)), error code is 15"
+    )
+    assert classify([init]).kind is K.DISTRIBUTED_ERROR
+    # https://github.com/vllm-project/vllm-ascend/issues/4725 (two instances on one host; the init chain follows)
+    listen = [
+        "[ERROR] HCCL(60570,):2025-12-04-14:46:07.911.312 [hccl_socket.cc:106] [60570][HcclSocket][Listen] socket "
+        "type[0], listen on ip[192.2.2.195] and specific port[16666] fail. Please check the port status and whether "
+        "the port is being used by other process.",
+        "[ERROR] HCCL(60570,):2025-12-04-14:46:07.911.325 [hccl_comm.cc:115] [60570][HcclComm][Init]"
+        "errNo[0x0000000005000007] hccl initialize failed",
+    ]
+    failure = classify(listen)
+    assert failure.kind is K.PORT_IN_USE
+    assert failure.numbers["port"] == 16666

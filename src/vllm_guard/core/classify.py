@@ -141,6 +141,7 @@ _PORT_RE = re.compile(
     r"|\bport[:=]? ?(\d{1,5})\b"  # torch's TCPStore: port: 29500
     r"|addr='[a-z]+://[^']*:(\d{1,5})'"  # zmq: (addr='tcp://127.0.0.1:5570')
     r"|bind to \S*:(\d{1,5})\b"  # torch's c10d socket: failed to bind to [::]:29500
+    r"|\bport\[(\d{1,5})\]"  # HCCL: listen on ip[192.2.2.195] and specific port[16666] fail
 )
 _SELF_HAS_RE = re.compile(r"this process has " + _SIZE + r" memory in use")
 _OTHER_HAS_RE = re.compile(r"Process \d+ has " + _SIZE + r" memory in use")
@@ -1055,6 +1056,17 @@ def _uncaught_hits(lines: Sequence[str], scan: _Scan) -> list[_Hit]:
     return []
 
 
+def _exit_none_after_a_raise(hit: _Hit, lines: Sequence[str], scan: _Scan) -> bool:
+    """A worker that "died unexpectedly (exit code: None)" after one of the server's processes raised: the monitor
+    looked before the exit was reaped, so None says nothing of a signal, and the exception is what ended the start."""
+    if hit.rule.tier != sig.KILLED or "exit code: None" not in hit.text or hit.index < 0:
+        return False
+    low = _segment(scan.starts, hit.index)[0]
+    return any(
+        low <= index < hit.index and not _recovered_after(lines, index, scan.starts) for index in scan.exception_lines
+    )
+
+
 def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Failure:
     """Why the attempt whose log ``lines`` are given failed (``kind`` ``none`` when it did not).
 
@@ -1067,6 +1079,7 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
         h for h in scan.hits if not (h.rule.signature.recoverable and _recovered_after(lines, h.index, scan.starts))
     ]
     hits.extend(_uncaught_hits(lines, scan))
+    hits = [h for h in hits if not _exit_none_after_a_raise(h, lines, scan)]
     if scan.killed_by_systemd:
         hits = [h for h in hits if h.rule.tier != sig.KILLED]
     extra = _outcome_hit(outcome, lines, scan)

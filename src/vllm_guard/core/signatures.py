@@ -477,7 +477,10 @@ SIGNATURES: tuple[Signature, ...] = (
         ROOT,
         ("No space left on device",),
         Source("linux", "tmpfs /dev/shm", "ENOSPC on a shm file", "all"),
-        pattern=r"No space left on device.*(?:/dev/shm|shm|torch_)|(?:/dev/shm|torch_).*No space",
+        # the files there: torch's "/torch_<pid>_<n>_<n>", Python's shared_memory "/psm_...", NCCL's "nccl-..."
+        # (a path such as ~/.cache/vllm/torch_compile_cache is a disk, not /dev/shm)
+        pattern=r"No space left on device.*(?:/dev/shm|\bshm\b|shared memory|</?torch_\d|/psm_)"
+        r"|(?:/dev/shm|</?torch_\d|/psm_).*No space",
     ),
     Signature(
         "shm-bus-error",
@@ -548,6 +551,20 @@ SIGNATURES: tuple[Signature, ...] = (
         Source("ascend", "HCCL network_manager.cc", "StartListenSocket", "all"),
         pattern=r"(?:port|address)(?:es)? (?:have|has) been bound already"
         r"|[Ff]ailed to bind the (?:IP )?(?:port|address)|(?:port|address) (?:is )?already bound",
+        numbers="port",
+        wrapped=False,
+    ),
+    # HCCL (Ascend's collective library) cannot listen where it was told: "[HcclSocket][Listen] socket type[0],
+    # listen on ip[192.2.2.195] and specific port[16666] fail. Please check the port status and whether the port is
+    # being used by other process." (another instance on the host holds it; the init chain after it says
+    # "hccl initialize failed")
+    Signature(
+        "port-hccl-listen",
+        K.PORT_IN_USE,
+        ROOT,
+        ("specific port[",),
+        Source("ascend", "HCCL hccl_socket.cc", "HcclSocket::Listen", "all"),
+        pattern=r"listen on ip\[[^\]]*\] and specific port\[\d+\] fail",
         numbers="port",
         wrapped=False,
     ),
@@ -1283,6 +1300,20 @@ SIGNATURES: tuple[Signature, ...] = (
         r"|NCCL communicator was aborted|is setting up NCCL communicator|NCCL WARN|ProcessGroupNCCL.*(?:timeout|abort)"
         r"|NCCL_ERROR",
     ),
+    # HCCL, NCCL's counterpart on Ascend NPUs (vllm-ascend, through torch_npu's ProcessGroupHCCL): torch_npu's check
+    # "HCCL function error: hcclCommInitRootInfoConfig(...), error code is 15", its "DIST call hccl api failed."
+    # (ERR02200), and HCCL's own log ("hccl initialize failed", "hcclComm init error")
+    Signature(
+        "dist-hccl-error",
+        K.DISTRIBUTED_ERROR,
+        DISTRIBUTED,
+        ("HCCL", "hccl"),
+        Source(
+            "torch_npu", "torch_npu/csrc/distributed/HCCLUtils.hpp, ProcessGroupHCCL.cpp", "HCCL_CHECK_ERROR", "all"
+        ),
+        pattern=r"HCCL function error|call hccl api failed|hccl initialize failed|hcclComm init error"
+        r"|ProcessGroupHCCL.*(?:[Tt]imeout|abort)",
+    ),
     # NCCL's InfiniBand / RoCE transport (src/misc/ibvwrap.cc): a verbs call that failed, memory registration
     # included ("Cannot allocate memory" is the RDMA registration's errno, not the host's RAM)
     Signature(
@@ -1492,6 +1523,20 @@ SIGNATURES: tuple[Signature, ...] = (
         pattern=r"version `GLIBC_[\d.]+' not found",
         hint="a compiled extension needs a newer C library (glibc) than this OS or image has: run vLLM on a newer "
         "base (Ubuntu 22.04 or later) or install wheels built for this one",
+    ),
+    # A disk or a quota full under a cache written at start (torch.compile's and Triton's under ~/.cache/vllm and
+    # ~/.triton, FlashInfer's JIT, the Hub's): ENOSPC (28) or EDQUOT (122). /dev/shm and the model's download have
+    # their own kinds above; a path elsewhere is none of the kinds, and no vLLM flag frees a disk
+    Signature(
+        "bare-disk-full",
+        K.UNKNOWN_FAILURE,
+        ROOT_WEAK,
+        ("No space left on device", "Disk quota exceeded", "os error 28", "os error 122"),
+        Source("linux", "errno ENOSPC, EDQUOT", "a write to a full filesystem or past a quota", "all"),
+        pattern=r"No space left on device|Disk quota exceeded|\(os error (?:28|122)\)",
+        hint="a disk (or the user's quota) is full where vLLM writes its caches at start: free space there, or move "
+        "the caches to a larger disk in the unit's environment (VLLM_CACHE_ROOT, TRITON_CACHE_DIR, HF_HOME); if "
+        "the path is under /dev/shm, give the service a larger /dev/shm",
     ),
     # The API server gave up waiting for the engine (VLLM_ENGINE_READY_TIMEOUT_S, 600 s by default): a load slower
     # than that (a large checkpoint on a slow disk, a first download), not a failure of the engine itself
