@@ -1943,3 +1943,24 @@ def test_hccl_on_ascend_reads_as_nccl_does() -> None:
     failure = classify(listen)
     assert failure.kind is K.PORT_IN_USE
     assert failure.numbers["port"] == 16666
+
+
+def test_the_cpu_backends_memory_checks_read_as_their_gpu_twins() -> None:
+    # SYNTHETIC lines in the wordings of vLLM's CPU worker (v1/worker/cpu_worker.py): 0.24-0.32 at start-up, when
+    # other processes hold the RAM the fraction asks for; 0.33- when the weights alone fill the fraction
+    held = (
+        "ValueError: Available memory on node 0 (3.21/15.52 GiB) on startup is less than desired CPU memory "
+        "utilization (0.5, 7.76 GiB). On the CPU backend, the `--gpu-memory-utilization` flag controls the fraction "
+        "of CPU memory reserved (despite its name). To resolve: decrease `--gpu-memory-utilization` (e.g. "
+        "`--gpu-memory-utilization 0.5`) or reduce CPU memory used by other processes."
+    )
+    failure = classify([held])
+    assert failure.kind is K.VRAM_HELD
+    assert failure.numbers == {"gpu_free_gib": 3.21, "gpu_total_gib": 15.52, "util_requested": 0.5}
+    assert "node" in failure.hint
+    full = (
+        "ValueError: The worker already uses 9.10 GiB (model weights and runtime), more than the 7.76 GiB of CPU "
+        "memory reserved for it on node 0, leaving none for the KV cache. On the CPU backend, the "
+        "`--gpu-memory-utilization` flag controls the fraction of CPU memory reserved (despite its name)."
+    )
+    assert classify([full]).kind is K.KV_CACHE_INSUFFICIENT

@@ -45,6 +45,10 @@ Choices worth knowing:
 - vLLM's CPU backend "Available memory on node N ... is less than requested memory for kv" is
   ``kv_cache_insufficient``: the KV cache asked for (VLLM_CPU_KVCACHE_SPACE or
   --kv-cache-memory-bytes) does not fit, which is the same remedy family (ask for less KV cache).
+- The CPU backend's "Available memory on node N (x/y GiB) on startup is less than desired CPU memory
+  utilization" (0.24-0.32) is ``vram_held`` as its GPU twin is: other processes hold the memory the
+  fraction asks for, and a lower fraction fits. 0.33's "The worker already uses X GiB ..., leaving none
+  for the KV cache" is ``kv_cache_insufficient``: the fraction is too small for the weights.
 - PyTorch's host allocator failure ("DefaultCPUAllocator: can't allocate memory") and Ray's
   "node running low on memory" are ``host_oom_killed``: host memory ran out.
 - A bare SIGKILL of the main process (systemd's ``status=9/KILL`` or ``signal="KILL"``) with no
@@ -126,8 +130,8 @@ _KV_CPU_RE = re.compile(
     + r")? GiB\)"
 )
 _VRAM_RE = re.compile(
-    r"Free memory on device(?: \S+)? \(" + _NUM + r"/" + _NUM + r" GiB\) on startup is less than "
-    r"desired GPU memory utilization \(" + _NUM + r", " + _NUM + r" GiB\)"
+    r"(?:Free memory on device(?: \S+)?|Available memory on node \d+) \(" + _NUM + r"/" + _NUM + r" GiB\) on startup "
+    r"is less than desired [GC]PU memory utilization \(" + _NUM + r", " + _NUM + r" GiB\)"
 )
 _MAMBA_BLOCKS_RE = re.compile(
     r"max_num_seqs \((\d+)\) exceeds (?:the )?(?:number of )?available Mamba cache blocks \((\d+)\)"

@@ -135,6 +135,18 @@ SIGNATURES: tuple[Signature, ...] = (
         phase=Phase.PROFILE,
         numbers="kv",
     ),
+    # 0.33-: the worker's own footprint (weights and runtime) already fills the fraction of the node's RAM
+    # reserved for it: "The worker already uses X GiB ..., leaving none for the KV cache" (a larger fraction, or an
+    # explicit KV cache size, is vLLM's advice)
+    Signature(
+        "kv-cpu-none-left",
+        K.KV_CACHE_INSUFFICIENT,
+        ROOT,
+        ("leaving none for the KV cache",),
+        _vllm("vllm/v1/worker/cpu_worker.py", "CPUWorker.determine_available_memory", "0.33.0-"),
+        pattern=r"of CPU memory reserved for it on node \d+, leaving none for the KV cache",
+        phase=Phase.PROFILE,
+    ),
     Signature(
         "kv-insufficient-memory",
         K.KV_CACHE_INSUFFICIENT,
@@ -230,6 +242,18 @@ SIGNATURES: tuple[Signature, ...] = (
         pattern=r"less than desired GPU memory utilization|Free memory on device.{0,60} on startup is less than",
         phase=Phase.LOAD,
         numbers="vram",
+    ),
+    # the CPU backend's twin (0.24-0.32): --gpu-memory-utilization is the fraction of the NUMA node's RAM there
+    Signature(
+        "vram-cpu-node-less-than-desired",
+        K.VRAM_HELD,
+        ROOT,
+        ("less than desired CPU memory utilization",),
+        _vllm("vllm/v1/worker/cpu_worker.py", "CPUWorker.init_device", "0.24.0-0.32"),
+        phase=Phase.LOAD,
+        numbers="vram",
+        hint="other processes hold the RAM of the node vLLM runs on: stop them, or lower --gpu-memory-utilization "
+        "(on the CPU backend, the fraction of the node's RAM) below the free share vLLM printed",
     ),
     Signature(
         "vram-profiling-changed",
