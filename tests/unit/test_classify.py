@@ -1964,3 +1964,37 @@ def test_the_cpu_backends_memory_checks_read_as_their_gpu_twins() -> None:
         "`--gpu-memory-utilization` flag controls the fraction of CPU memory reserved (despite its name)."
     )
     assert classify([full]).kind is K.KV_CACHE_INSUFFICIENT
+
+
+def test_the_start_up_checks_of_weights_held_outside_vllm() -> None:
+    # SYNTHETIC lines in the wordings of vLLM 0.34's v1/worker/utils.py (request_memory)
+    held = classify(
+        [
+            "ValueError: Free memory on device cuda:0 (10.5/79.19 GiB) on startup is less than the engine's budget "
+            "after excluding external process's weights (0.9, 50.2 GiB). Decrease GPU memory utilization or reduce "
+            "GPU memory used by other processes."
+        ]
+    )
+    assert held.kind is K.VRAM_HELD
+    assert held.numbers == {"gpu_free_gib": 10.5, "gpu_total_gib": 79.19, "util_requested": 0.9}
+    low = classify(
+        [
+            "ValueError: Externally held weights on device cuda:0 (30.1/79.19 GiB) exceed the desired GPU memory "
+            "utilization (0.3, 23.76 GiB). Increase GPU memory utilization or reduce GPU memory used by other "
+            "processes."
+        ]
+    )
+    assert low.kind is K.BAD_ARGUMENTS
+    assert "--gpu-memory-utilization" in low.hint
+
+
+def test_a_pooler_warm_up_out_of_memory_is_a_profile_oom() -> None:
+    # SYNTHETIC lines in the wordings of vLLM 0.34's pooling runners (v1/worker/gpu/pool, v1/worker/cpu)
+    for line in (
+        "RuntimeError: CUDA out of memory occurred when warming up pooler (task='embed') with 256 dummy requests. "
+        "Please try lowering `max_num_seqs` when initializing the engine.",
+        "RuntimeError: Out of memory while warming up the pooler (task='embed') with 256 dummy requests. Lower "
+        "`max_num_seqs`.",
+    ):
+        failure = classify([line])
+        assert (failure.kind, failure.phase) == (K.CUDA_OOM_PROFILE, Phase.PROFILE), line

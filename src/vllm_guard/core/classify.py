@@ -131,7 +131,8 @@ _KV_CPU_RE = re.compile(
 )
 _VRAM_RE = re.compile(
     r"(?:Free memory on device(?: \S+)?|Available memory on node \d+) \(" + _NUM + r"/" + _NUM + r" GiB\) on startup "
-    r"is less than desired [GC]PU memory utilization \(" + _NUM + r", " + _NUM + r" GiB\)"
+    r"is less than (?:desired [GC]PU memory utilization|the engine's budget after excluding external process's "
+    r"weights) \(" + _NUM + r", " + _NUM + r" GiB\)"
 )
 _MAMBA_BLOCKS_RE = re.compile(
     r"max_num_seqs \((\d+)\) exceeds (?:the )?(?:number of )?available Mamba cache blocks \((\d+)\)"

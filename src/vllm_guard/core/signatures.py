@@ -358,12 +358,13 @@ SIGNATURES: tuple[Signature, ...] = (
         pattern=r"^MemoryError\b|\bbuiltins\.MemoryError\b|\] MemoryError\b|: MemoryError$",
     ),
     # ---------------------------------------------------------------- device out of memory
-    # V1's sampler warm-up wraps the allocator's error in its own message, which names the phase
+    # V1's sampler (and pooler) warm-up wraps the allocator's error in its own message, which names the phase; 0.34's
+    # CPU runner says "Out of memory while warming up the pooler (task=...) with N dummy requests."
     Signature(
         "oom-sampler-warmup",
         K.CUDA_OOM_PROFILE,
         ROOT,
-        ("of memory occurred when warming up",),
+        ("of memory occurred when warming up", "Out of memory while warming up"),
         _vllm("vllm/v1/worker/gpu_model_runner.py", "GPUModelRunner._dummy_sampler_run", "0.8.0-"),
         phase=Phase.PROFILE,
         numbers="oom",
@@ -725,6 +726,19 @@ SIGNATURES: tuple[Signature, ...] = (
         pattern=r"User-specified max_model_len \(\d+\) is greater than|max_model_len\b.{0,40}\b(?:greater|larger) than"
         r"|max_model_len.{0,40}exceeds",
         numbers="maxlen",
+    ),
+    # 0.34-: weights held by another process for this engine (an external weight holder) take more than the
+    # fraction allows: a larger fraction is vLLM's advice
+    Signature(
+        "args-external-weights-above-util",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        ("Externally held weights",),
+        _vllm("vllm/v1/worker/utils.py", "request_memory", "0.34.0-"),
+        pattern=r"Externally held weights on device \S+ \([\d.]+/[\d.]+ GiB\) exceed the desired GPU memory "
+        r"utilization",
+        hint="the weights held outside vLLM take more than --gpu-memory-utilization allows: raise it above their "
+        "share of the GPU",
     ),
     Signature(
         "args-batched-tokens-below-max-len",
