@@ -1998,3 +1998,26 @@ def test_a_pooler_warm_up_out_of_memory_is_a_profile_oom() -> None:
     ):
         failure = classify([line])
         assert (failure.kind, failure.phase) == (K.CUDA_OOM_PROFILE, Phase.PROFILE), line
+
+
+def test_an_exception_wrapped_onto_the_next_line_is_read_whole() -> None:
+    # https://github.com/ls1intum/edutelligence/issues/570 (the message as quoted there, wrapped after "less")
+    failure = classify(
+        [
+            "ValueError: Free memory on device cuda:0 (79.12/94.97 GiB) on startup is less",
+            "than desired GPU memory utilization (0.95, 90.22 GiB).",
+        ]
+    )
+    assert failure.kind is K.VRAM_HELD
+    assert failure.numbers["gpu_free_gib"] == 79.12
+    # SYNTHETIC: a terminal's hard wrap in the middle of a word, under a traceback
+    failure = classify(
+        [
+            "Traceback (most recent call last):",
+            '  File "/x/vllm/config/model.py", line 9, in _verify_args',
+            "ValueError: Total number of attention heads (28) must be divis",
+            "ible by tensor parallel size (8).",
+        ]
+    )
+    assert failure.kind is K.BAD_ARGUMENTS
+    assert failure.basis.value == "message"

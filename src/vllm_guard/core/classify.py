@@ -1061,6 +1061,29 @@ def _uncaught_hits(lines: Sequence[str], scan: _Scan) -> list[_Hit]:
     return []
 
 
+def _wrapped_hits(lines: Sequence[str], scan: _Scan, hits: Sequence[_Hit]) -> list[_Hit]:
+    """Root causes of exception lines no rule took alone, read with the lines a paste or a terminal wrapped them onto
+    ("... (79.12/94.97 GiB) on startup is less" / "than desired GPU memory utilization ..."): joined at a space,
+    then mid-word."""
+    taken = {h.index for h in hits}
+    out: list[_Hit] = []
+    for index in sorted(set(scan.exception_lines + scan.loose_exceptions) - taken):
+        parts = [strip_prefixes(lines[index])]
+        for j in range(index + 1, min(len(lines), index + _WINDOW)):
+            more = strip_prefixes(lines[j])
+            if not more or more.startswith(('File "', _TRACEBACK)) or _EXC_LINE_RE.match(more):
+                break
+            parts.append(more)
+        if len(parts) == 1:
+            continue
+        for glue in (" ", ""):
+            hit = _best_hit(_ROOT_RULES, glue.join(parts), lines, index)
+            if hit is not None:
+                out.append(hit)
+                break
+    return out
+
+
 def _exit_none_after_a_raise(hit: _Hit, lines: Sequence[str], scan: _Scan) -> bool:
     """A worker that "died unexpectedly (exit code: None)" after one of the server's processes raised: the monitor
     looked before the exit was reaped, so None says nothing of a signal, and the exception is what ended the start."""
@@ -1083,6 +1106,7 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
     hits = [
         h for h in scan.hits if not (h.rule.signature.recoverable and _recovered_after(lines, h.index, scan.starts))
     ]
+    hits.extend(_wrapped_hits(lines, scan, hits))
     hits.extend(_uncaught_hits(lines, scan))
     hits = [h for h in hits if not _exit_none_after_a_raise(h, lines, scan)]
     if scan.killed_by_systemd:
