@@ -94,3 +94,36 @@ def test_binary_garbage_does_not_crash(tmp_path: Path, capsys: pytest.CaptureFix
     junk.write_bytes(b"\xff\xfe\x00garbage\nINFO ok\n")
     assert main(["classify", "--json", str(junk)]) == ExitCode.OK
     assert json.loads(capsys.readouterr().out)["kind"] == "none"
+
+
+def test_structured_exports_are_read_by_their_message_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # docker's json-file driver ({"log": "...\n", "stream": "stderr", "time": ...}) and journalctl -o json, whose
+    # MESSAGE is a list of bytes where the text is not valid UTF-8
+    docker = tmp_path / "container-json.log"
+    docker.write_text(
+        json.dumps(
+            {"log": "INFO 05-01 10:00:00 [core.py:1] starting\n", "stream": "stdout", "time": "2026-11-30T05:00:00Z"}
+        )
+        + "\n"
+        + json.dumps({"log": KV_V1 + "\n", "stream": "stderr", "time": "2026-11-30T05:00:01Z"})
+        + "\n"
+    )
+    journal = tmp_path / "journal.json"
+    journal.write_text(
+        json.dumps({"MESSAGE": list((KV_V1 + " \xff").encode("latin-1")), "_PID": "4242", "PRIORITY": "6"}) + "\n"
+    )
+    for path in (docker, journal):
+        assert main(["classify", "--json", str(path)]) == ExitCode.WARN
+        out = json.loads(capsys.readouterr().out)
+        assert out["kind"] == "kv_cache_insufficient", path
+        assert out["numbers"]["estimated_max_model_len"] == 32640
+
+
+def test_a_line_that_only_looks_like_a_record_is_read_as_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a dict vLLM prints, a record with no message field: text like any other line
+    log = tmp_path / "x.log"
+    log.write_text("{'model': 'Qwen/Qwen3-8B', 'max_model_len': 32768}\n" + '{"level": "info"}\n' + KV_V1 + "\n")
+    assert main(["classify", "--json", str(log)]) == ExitCode.WARN
+    assert json.loads(capsys.readouterr().out)["kind"] == "kv_cache_insufficient"

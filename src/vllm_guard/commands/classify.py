@@ -1,7 +1,9 @@
 """`vllm-guard classify FILE... [--json]`: read vLLM logs and say why each start failed.
 
 Each FILE is a plain-text log (``journalctl -o cat``, ``docker logs``, a paste from an issue; any
-line prefix); ``-`` reads standard input. With ``--json``, one object per file per line::
+line prefix) or a structured export, one JSON record a line (``journalctl -o json``, docker's json-file
+logs, a log shipper's records: the text of their message field is read); ``-`` reads standard input.
+With ``--json``, one object per file per line::
 
     {"schema": 1, "file": "vllm.log", "kind": "kv_cache_insufficient", "phase": "profile",
      "numbers": {"max_model_len": 131072, ...}, "evidence": ["ValueError: To serve ..."],
@@ -23,12 +25,13 @@ from vllm_guard.consts import JSON_SCHEMA
 from vllm_guard.core.classify import classify
 from vllm_guard.core.failure import Failure
 from vllm_guard.core.kinds import FailureKind
+from vllm_guard.core.logline import unpack_records
 from vllm_guard.errors import InputError
 from vllm_guard.exitcodes import ExitCode
 
 HELP = "read vLLM logs and say why each start failed"
 DESCRIPTION = (
-    "Read vLLM logs (journalctl -o cat, docker logs, pasted text; any line prefix) and say why the "
+    "Read vLLM logs (journalctl -o cat or -o json, docker logs, pasted text; any line prefix) and say why the "
     "start failed: the failure kind, the phase, the numbers vLLM printed, the evidence and a hint. "
     "Exit 0 when no file shows a failure, 1 when one does, 66 when a file cannot be read."
 )
@@ -49,7 +52,7 @@ def _without_header(lines: list[str]) -> list[str]:
 
 def _read(name: str) -> list[str]:
     if name == "-":
-        return _without_header(sys.stdin.read().splitlines())
+        return unpack_records(_without_header(sys.stdin.read().splitlines()))
     try:
         data = Path(name).read_bytes()
     except OSError as err:
@@ -60,7 +63,7 @@ def _read(name: str) -> list[str]:
             exit_code=ExitCode.NOINPUT,
         ) from None
     # Logs are UTF-8 in practice; a stray byte must not stop the reading.
-    return _without_header(data.decode("utf-8", errors="replace").splitlines())
+    return unpack_records(_without_header(data.decode("utf-8", errors="replace").splitlines()))
 
 
 _BASIS_WORDS = {

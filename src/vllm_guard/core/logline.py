@@ -30,7 +30,9 @@ handled, outermost first (each may or may not be there)::
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Iterable
 
 _PREFIXES = (
     # A bracketed timestamp: "[2026-01-26T17:25:37Z] " (CI systems, some log shippers)
@@ -39,7 +41,8 @@ _PREFIXES = (
     # with a numeric offset, goes on with "host ident[pid]: " (after kubectl's "Z" comes the message, which
     # may well read "Processed prompts: ...").
     r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?"
-    r"(?:[+-]\d\d:?\d\d\s+(?:[^\s:]+ [\w.@/:-]+(?:\[\d+\])?:(?: |$))?|Z?(?:\s+|$))",
+    r"(?:[+-]\d\d:?\d\d\s+(?:(?:[^\s:]+ [\w.@/:-]+(?:\[\d+\])?|[\w.@/-]+\[\d+\]):(?: |$))?|Z?(?:\s+|$))",
+    # (journalctl leaves the host out of an entry that has none: "Nov 30 05:00:00 ident[pid]: ")
     # journalctl -o short: "Nov 30 05:00:00 host ident[pid]: "; -o short-full: "Mon 2024-05-01 10:00:00 UTC host
     # ident[pid]: "; -o short-monotonic: "[  123.456789] host ident[pid]: "; -o short-unix: "1714557600.123456 host
     # ident[pid]: "
@@ -47,7 +50,7 @@ _PREFIXES = (
     r"|[A-Z][a-z]{2} \d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \S+"
     r"|\[ *\d+\.\d+\]"
     r"|\d{9,11}\.\d+)"
-    r" \S+ [^\s:\[]+(?:\[\d+\])?:(?: |$)",
+    r" (?:\S+ [^\s:\[]+(?:\[\d+\])?|[^\s:\[]+\[\d+\]):(?: |$)",
     # the CRI log format (a node's /var/log/containers/*.log, shipped by fluent-bit or promtail as it is):
     # "<RFC 3339 time> stderr F <message>", P for a partial line
     r"(?:stdout|stderr) [FP] ",
@@ -89,3 +92,39 @@ def strip_prefixes(line: str) -> str:
             break
         text = text[m.end() :]
     return text.strip()
+
+
+# Structured exports keep one record per line, its text in a field: journalctl -o json ("MESSAGE", a list of
+# bytes where the text is not valid UTF-8), docker's json-file driver and Fluentd ("log", ending in "\n"), most
+# log shippers and cloud exports ("message", "msg", "textPayload").
+_MESSAGE_FIELDS = ("MESSAGE", "log", "message", "msg", "textPayload")
+
+
+def _message_field(record: object) -> str | None:
+    if not isinstance(record, dict):
+        return None
+    for key in _MESSAGE_FIELDS:
+        value = record.get(key)
+        if isinstance(value, str):
+            return value
+        if isinstance(value, list) and all(isinstance(b, int) and 0 <= b < 256 for b in value):
+            return bytes(value).decode("utf-8", errors="replace")
+    return None
+
+
+def unpack_records(lines: Iterable[str]) -> list[str]:
+    """The log's lines with each JSON record (a line holding one object with a message field) replaced by the
+    lines of its message; any other line as it is."""
+    out: list[str] = []
+    for line in lines:
+        text = line.strip()
+        if text.startswith("{") and text.endswith("}"):
+            try:
+                message = _message_field(json.loads(text))
+            except ValueError:
+                message = None
+            if message is not None:
+                out.extend(message.rstrip("\n").split("\n") if message else [""])
+                continue
+        out.append(line)
+    return out
