@@ -258,6 +258,17 @@ PREFIXES = [
     pytest.param("> ", id="markdown-quote"),
     pytest.param("> > Nov 30 05:00:00 gpu-host python3[123]: ", id="markdown-quote-nested-journal"),
     pytest.param("    (EngineCore_DP0 pid=18799) ERROR 10-08 20:33:48 [core.py:708] ", id="markdown-indent"),
+    # a launcher's or a shipper's own tags before vLLM's logger prefix
+    pytest.param("[Worker_TP3 pid=540] ERROR 11-19 21:10:38 [v1/executor/multiproc_executor.py:671] ", id="tag-pid"),
+    pytest.param("[Stage-0] ERROR 03-23 04:09:00 [diffusion_worker.py:430] ", id="tag-stage"),
+    pytest.param("[Stage-0] ", id="tag-alone"),
+    pytest.param("(raylet) ", id="ray-raylet"),
+    pytest.param("[W622 01:26:22.765816358 ProcessGroupNCCL.cpp:1575] ", id="glog"),
+    pytest.param(
+        "[2026-09-09 23:58:37.427][sv-882d3306-0-1] (Worker_DP2_TP0 pid=1315) ERROR 09-09 15:58:37 "
+        "[multiproc_executor.py:987] ",
+        id="tags-stacked",
+    ),
 ]
 
 
@@ -714,10 +725,22 @@ def test_strip_ansi_colours(line: str) -> None:
 @pytest.mark.parametrize(
     "line",
     [
+        # the kernel's ring buffer (dmesg): the time is a prefix, not the host and ident of journalctl's
+        # short-monotonic form
         "[  5.123456] NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.",
         "[12345.678901] python3 invoked oom-killer: gfp_mask=0x100cca(GFP_HIGHUSER_MOVABLE), order=0",
+    ],
+)
+def test_dmesg_lines_lose_only_their_time(line: str) -> None:
+    assert strip_prefixes(line) == line.split("] ", 1)[1]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
         "ERROR:    Exception in ASGI application",
-        "[1m] is not a colour code without a reset on the line",
+        "a [1m] is not a colour code without a reset on the line",
+        "['Qwen2ForCausalLM'] are the architectures of this checkpoint",
     ],
 )
 def test_lines_that_only_look_prefixed_keep_their_message(line: str) -> None:

@@ -186,6 +186,8 @@ SHIPPER_PREFIXES = [
     "ERROR:root:",
     "> ",
     "    ",
+    "[Stage-0] ",
+    "(raylet) ",
 ]
 
 

@@ -23,6 +23,7 @@ handled, outermost first (each may or may not be there)::
     (EngineCore_DP0 pid=123)  (VllmWorker rank=0 pid=9)  (APIServer pid=1)  (RayWorkerWrapper pid=7)
     [rank0]:                                           torch.distributed's per-rank prefix
     [2026-01-26T17:25:37Z]                             a bracketed timestamp (CI logs)
+    [Stage-0] [Worker_TP3 pid=540]                     a launcher's tags, where vLLM's logger prefix follows
     INFO 11-30 05:00:00 [core.py:123]                  vLLM's logger (V1 style)
     INFO 06-20 16:09:23 llm_engine.py:164]             vLLM's logger (V0 style)
     ERROR 2026-04-25 10:01:17.340 [connector.py:246]   the same with the year (vllm-ascend)
@@ -34,6 +35,10 @@ import json
 import re
 from collections.abc import Iterable
 
+_VLLM_LOGGER = (
+    r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) (?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
+    r"(?:\[[^\]]*\] ?|[\w.]+:\d+\] )"
+)
 _PREFIXES = (
     # A bracketed timestamp: "[2026-01-26T17:25:37Z] " (CI systems, some log shippers)
     r"\[\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\]\s+",
@@ -68,10 +73,17 @@ _PREFIXES = (
     # torch.distributed: "[rank0]: "
     r"\[rank\d+\]:\s?",
     # vLLM logger: "INFO 11-30 05:00:00 [core.py:123] " or "INFO 06-20 16:09:23 llm_engine.py:164] "
-    r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) (?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
-    r"(?:\[[^\]]*\] ?|[\w.]+:\d+\] )",
+    _VLLM_LOGGER,
+    # a tag in brackets or parentheses before a space: a launcher's stage or worker ("[Stage-0] ", "(raylet) "),
+    # glog's "[W622 01:26:22.765816358 ProcessGroupNCCL.cpp:1575] ", ninja's "[1/3] "
+    r"\[[^\[\]'\"]{1,80}\]\s+",  # (no quotes: a list's repr, "['Qwen2ForCausalLM'] ...", is text)
+    r"\([\w.:@-]{1,40}\)\s+",
 )
 _PREFIX_RE = re.compile("(?:" + "|".join(_PREFIXES) + ")")
+# A launcher's or a shipper's own tags before vLLM's logger prefix, in brackets or parentheses ("[Worker_TP3
+# pid=540] ", "[Stage-0] ", "[2026-09-09 23:58:37.427][sv-882d...-0-1] "): whatever they say, they end where vLLM's
+# prefix begins
+_LOGGER_AFTER_TAGS_RE = re.compile(r"(?:\[[^\[\]]{1,120}\]|\([^()]{1,120}\)|\s)+(?=" + _VLLM_LOGGER + ")")
 # ANSI colour codes, raw (ESC), as pasted ("^[") or as rsyslog escapes them ("#033"); a paste that lost the ESC
 # leaves "[36m" ... "[0m", taken where the reset code "[0m" is on the line.
 _ANSI_RE = re.compile(r"(?:\x1b|\^\[|#033)\[[0-9;]*m")
@@ -88,6 +100,8 @@ def strip_prefixes(line: str) -> str:
         text = _BARE_ANSI_RE.sub("", text)
     for _ in range(_MAX_PREFIXES):
         m = _PREFIX_RE.match(text)
+        if m is None and text[:1] in "[(":
+            m = _LOGGER_AFTER_TAGS_RE.match(text)
         if m is None or m.end() == 0:
             break
         text = text[m.end() :]
