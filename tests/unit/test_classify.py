@@ -2044,3 +2044,34 @@ def test_an_exception_wrapped_onto_the_next_line_is_read_whole() -> None:
     )
     assert failure.kind is K.BAD_ARGUMENTS
     assert failure.basis.value == "message"
+
+
+def test_a_notebooks_traceback_is_read_through_its_frames() -> None:
+    # https://github.com/zhenlan0426/ARI2025/blob/8d2518226fde7806a165971e8172614a9a0002b2/vllm.ipynb (IPython 8's
+    # frames, "File ~/x.py:N, in Class.function(args)"; cut to the frames that place it)
+    ipython8 = [
+        "AssertionError                            Traceback (most recent call last)",
+        "Cell In[1], line 3",
+        '----> 3 llm = LLM(model="unsloth/gemma-3-4b-it-unsloth-bnb-4bit")',
+        "File ~/anaconda3/lib/python3.12/site-packages/vllm/model_executor/model_loader/loader.py:444, in "
+        "DefaultModelLoader.load_model(self, vllm_config)",
+        "--> 444 loaded_weights = model.load_weights(",
+        "File ~/anaconda3/lib/python3.12/site-packages/vllm/model_executor/layers/linear.py:1228, in "
+        "RowParallelLinear.weight_loader(self, param, loaded_weight)",
+        "-> 1228 assert param_data.shape == loaded_weight.shape",
+        "AssertionError: ",
+    ]
+    failure = classify(ipython8)
+    assert (failure.kind, failure.basis.value) == (K.MODEL_LOAD_ERROR, "frame")
+    # SYNTHETIC: IPython 7's frames ("~/x.py in function(args)") around a CUDA OOM while the weights load
+    ipython7 = [
+        "OutOfMemoryError                          Traceback (most recent call last)",
+        "<ipython-input-3-1b2c> in <module>",
+        '----> 1 llm = LLM(model="Qwen/Qwen2.5-7B-Instruct")',
+        "~/venv/lib/python3.10/site-packages/vllm/worker/model_runner.py in load_model(self)",
+        "-> 1113     self.model = get_model(vllm_config=self.vllm_config)",
+        "OutOfMemoryError: CUDA out of memory. Tried to allocate 260.00 MiB. GPU 0 has a total capacity of 14.58 GiB "
+        "of which 101.56 MiB is free.",
+    ]
+    failure = classify(ipython7)
+    assert (failure.kind, failure.phase) == (K.CUDA_OOM_LOAD, Phase.LOAD)

@@ -368,7 +368,12 @@ for _frame_kind in sig.FRAME_KINDS:
 
 
 _PHASE_TEXT_RES = tuple((re.compile(t.pattern), t.phase) for t in sig.PHASE_TEXTS)
-_FRAME_RE = re.compile(r'File "[^"]*", line \d+, in (<module>|\w+)')
+# A traceback's frame line as Python prints it ('File "/x/core.py", line 9, in run'), and as IPython and Jupyter do
+# (8 and later: "File ~/x/linear.py:1228, in RowParallelLinear.weight_loader(self, ...)"; 7: "~/x/linear.py in
+# weight_loader(self, ...)"): the function's name, without its class
+_FRAME_RE = re.compile(
+    r'(?:File "[^"]*", line \d+, in |File [~/]\S*\.py:\d+, in (?:\w+\.)*|^[~/]\S*\.py in (?:\w+\.)*)(<module>|\w+)'
+)
 _METHOD_RE = re.compile(r"(?:while processing method|Error executing method|executing method) '?(\w+)")
 _TRACEBACK = "Traceback (most recent call last)"
 
@@ -443,6 +448,8 @@ def _frame_at(lines: Sequence[str], index: int) -> tuple[re.Match[str], str] | N
     (``File ".../vllm/model_exe`` then ``cutor/warmup/x.py", line 262, in _warmup``)."""
     line = lines[index]
     if "File " not in line:
+        if ".py in " in line and (m := _FRAME_RE.search(line)):  # IPython 7
+            return m, line
         return None
     if ", in " in line and (m := _FRAME_RE.search(line)):
         return m, line
@@ -471,7 +478,7 @@ def _traceback_frames(lines: Sequence[str], index: int) -> list[str]:
     frames: list[str] = []
     for i in range(index, max(0, index - _PHASE_LOOKBACK) - 1, -1):
         line = lines[i]
-        if "File " in line:
+        if "File " in line or ".py in " in line:
             found = _frame_at(lines, i)
             if found:
                 m, text = found
@@ -500,7 +507,7 @@ def _oom_phase(lines: Sequence[str], index: int, starts: Sequence[int] = ()) -> 
     after: list[str] = []
     for i in range(index + 1, min(len(lines), index + _TRACEBACK_AFTER)):
         line = lines[i]
-        if "File " in line and (found := _frame_at(lines, i)):
+        if ("File " in line or ".py in " in line) and (found := _frame_at(lines, i)):
             after.append(_frame_function(found[0], found[1], lines, i))
             callee = _callee(lines, i, len(lines) - 1)
             if callee is not None:
@@ -746,7 +753,9 @@ def _scan(lines: Sequence[str]) -> _Scan:
     markers = _MARKER_RE.search
     clue = _QUIET_CLUE_RE.search
     for index, line in enumerate(lines):
-        if 'File "' in line and ", in " in line:  # a frame: an excerpt may start inside a traceback
+        if (", in " in line and ('File "' in line or "File ~" in line or "File /" in line)) or (
+            ".py in " in line and _FRAME_RE.search(line)
+        ):  # a frame: an excerpt may start inside a traceback
             if not stopped:
                 in_traceback = True
                 last_frame = index
@@ -1071,7 +1080,7 @@ def _wrapped_hits(lines: Sequence[str], scan: _Scan, hits: Sequence[_Hit]) -> li
         parts = [strip_prefixes(lines[index])]
         for j in range(index + 1, min(len(lines), index + _WINDOW)):
             more = strip_prefixes(lines[j])
-            if not more or more.startswith(('File "', _TRACEBACK)) or _EXC_LINE_RE.match(more):
+            if not more or more.startswith(("File ", _TRACEBACK)) or _EXC_LINE_RE.match(more):
                 break
             parts.append(more)
         if len(parts) == 1:
