@@ -461,3 +461,44 @@ def test_a_hybrid_models_state_blocks_lower_max_num_seqs_not_the_length() -> Non
     at_floor = f(K.KV_CACHE_INSUFFICIENT, max_num_seqs=4, max_num_seqs_fit=2)
     stuck = decide(low, TargetState(current=Current(model=low.model, flags=low.flags)), at_floor, NOW)
     assert stuck.action is Action.GIVE_UP and "floor" in stuck.reason
+
+
+OVERSIZED = Failure(FailureKind.CUDA_OOM_PROFILE, Phase.PROFILE, {"alloc_bytes": 256 * 2**30, "gpu_total_gib": 23.5})
+
+
+def test_an_allocation_larger_than_the_gpu_lowers_what_it_grows_with_never_the_util() -> None:
+    # "Tried to allocate 256.00 GiB" on a 23.5 GiB card: no gpu_memory_utilization holds it
+    target = Target(model="/m/q", flags=Flags(max_model_len=32768, max_num_seqs=64))
+    d = decide(target, TargetState(), OVERSIZED, 0.0)
+    assert d.action is Action.CHANGE_FLAGS and d.current is not None
+    assert d.current.flags.max_model_len == 16384  # batched tokens cannot go below max_model_len
+    assert d.current.flags.gpu_memory_utilization == target.flags.gpu_memory_utilization
+    assert "larger than the whole GPU" in d.reason and "256.00 GiB" in d.reason
+    # with room under max_model_len, the tokens of a step first
+    short = Target(model="/m/q", flags=Flags(max_model_len=4096))
+    d = decide(short, TargetState(), OVERSIZED, 0.0)
+    assert d.current is not None and d.current.flags.max_num_batched_tokens == 4096
+    # the same allocation after that step: the step is not taken again
+    state = TargetState(
+        remedies=[
+            Remedy(
+                at=0.0,
+                kind="cuda_oom_profile",
+                action="change_flags",
+                change="max_num_batched_tokens unset (8192) -> 4096",
+                reason="",
+            )
+        ]
+    )
+    d = decide(short, state, OVERSIZED, 0.0, Facts(unmoved="the same cuda_oom_profile (profile) ..."))
+    assert d.current is not None and d.current.flags.max_model_len == 2048
+
+
+def test_an_allocation_larger_than_the_gpu_with_every_flag_at_its_floor_gives_up() -> None:
+    target = Target(
+        model="/m/q",
+        flags=Flags(max_model_len=512, max_num_seqs=1, max_num_batched_tokens=512),
+        floors=Floors(max_model_len=512, max_num_seqs=1),
+    )
+    d = decide(target, TargetState(), OVERSIZED, 0.0)
+    assert d.action is Action.GIVE_UP and "larger than the whole GPU" in d.reason

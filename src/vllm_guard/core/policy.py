@@ -137,6 +137,19 @@ def _util_step(failure: Failure) -> float:
     return DEFAULT_UTIL_STEP
 
 
+def _larger_than_the_gpu(failure: Failure) -> str | None:
+    """A device OOM that asked for more than the GPU's whole memory ("Tried to allocate 256.00 GiB" on a 24 GiB
+    card): the sizes, in words; None otherwise (or where the message does not give both)."""
+    alloc = failure.numbers.get("alloc_bytes")
+    total = failure.numbers.get("gpu_total_gib")
+    if not isinstance(alloc, (int, float)) or not isinstance(total, (int, float)) or total <= 0:
+        return None
+    asked = float(alloc) / 1024**3
+    if asked <= float(total):
+        return None
+    return f"{asked:.2f} GiB asked of a {float(total):.2f} GiB GPU"
+
+
 def _with(cur: Current, **changes: object) -> Current:
     flags = cur.flags.model_copy(update=changes)
     return Current(model=cur.model, fallback_index=cur.fallback_index, flags=Flags.model_validate(flags.model_dump()))
@@ -343,6 +356,26 @@ def decide(target: Target, state: TargetState, failure: Failure, now: float, fac
     decision: Decision | None = None
 
     oom = kind in (FailureKind.CUDA_OOM_PROFILE, FailureKind.CUDA_OOM_RUNTIME)
+    if oom and (whole := _larger_than_the_gpu(failure)) is not None:
+        # No share of the GPU holds one allocation larger than the GPU: lowering gpu_memory_utilization cannot help;
+        # what the allocation grows with (the tokens of a step, a sequence's length, the sequences at once) can. A
+        # step that left the same allocation is not taken again.
+        why = f"one allocation ({whole}) is larger than the whole GPU: no share of its memory can hold it"
+        tried = state.remedies[-1].change.split(" ", 1)[0] if facts.unmoved and state.remedies else ""
+        length = cur.flags.max_model_len
+        rungs = [
+            ("max_num_batched_tokens", ladder.batched_down(why + "; fewer tokens per step")),
+            ("max_model_len", ladder.max_len_to(length // 2, why + "; a shorter max_model_len") if length else None),
+            ("max_num_seqs", ladder.seqs_down(why + "; fewer sequences in flight")),
+        ]
+        decision = _first(*(rung for flag, rung in rungs if flag != tried))
+        if decision is None:
+            return Decision(
+                Action.GIVE_UP,
+                reason=f"{why}, and the flags it grows with are at their floors. {failure.hint}".strip(),
+            )
+        return decision
+
     if facts.unmoved and oom and failure.phase is Phase.UNKNOWN:
         # The phase was a guess, and the step taken for that guess did not move the failure: take the next
         # plausible ladder instead of the next rung of the same one.
