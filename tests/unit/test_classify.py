@@ -2075,3 +2075,27 @@ def test_a_notebooks_traceback_is_read_through_its_frames() -> None:
     ]
     failure = classify(ipython7)
     assert (failure.kind, failure.phase) == (K.CUDA_OOM_LOAD, Phase.LOAD)
+
+
+def test_every_backends_out_of_memory_reads_as_one() -> None:
+    # SYNTHETIC lines in the wordings of PyTorch's allocators (c10/cuda, hipified ROCm, c10/xpu, MPS's
+    # MPSAllocator.mm), torch_npu's, cuDNN's status, and PyTorch's host allocator (Linux, then Windows)
+    device = (
+        "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 191.98 "
+        "GiB of which 1.20 GiB is free.",
+        "torch.OutOfMemoryError: XPU out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.99 GiB.",
+        "RuntimeError: MPS backend out of memory (MPS allocated: 17.01 GB, other allocations: 1.20 GB, max allowed: "
+        "18.13 GB). Tried to allocate 2.00 GB on private pool.",
+        "RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB (NPU 0; 60.96 GiB total capacity; 55.91 GiB "
+        "already allocated)",
+        "RuntimeError: cuDNN error: CUDNN_STATUS_ALLOC_FAILED",
+    )
+    for line in device:
+        assert classify([line]).kind is K.CUDA_OOM_RUNTIME, line
+    for line in (
+        "RuntimeError: [enforce fail at alloc_cpu.cpp:117] data. DefaultCPUAllocator: can't allocate memory: you "
+        "tried to allocate 34359738368 bytes. Error code 12 (Cannot allocate memory)",
+        "RuntimeError: [enforce fail at alloc_cpu.cpp:114] data. DefaultCPUAllocator: not enough memory: you tried to "
+        "allocate 34359738368 bytes.",
+    ):
+        assert classify([line]).kind is K.HOST_OOM_KILLED, line

@@ -317,7 +317,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "host-torch-cpu-alloc",
         K.HOST_OOM_KILLED,
         ROOT,
-        ("can't allocate memory",),
+        # Windows' wording of the same check is "not enough memory: you tried to allocate"
+        ("can't allocate memory", "not enough memory: you tried to allocate"),
         _torch("c10/core/impl/alloc_cpu.cpp", "alloc_cpu", "1.0-"),
         numbers="host",
     ),
@@ -407,7 +408,7 @@ SIGNATURES: tuple[Signature, ...] = (
         _CACHING_ALLOCATOR,
         # "CUDA Error: out of memory at .../cumem_allocator.cpp": vLLM's sleep-mode allocator (csrc/cumem_allocator.cpp,
         # 0.7.3-) prints the driver's cuGetErrorString after "CUDA Error: "
-        pattern=r"(?:CUDA|HIP|XPU|NPU|MPS|cuda|hip|xpu|npu)\]?:? (?:driver )?(?:[Ee]rror: )?out of memory"
+        pattern=r"(?:CUDA|HIP|XPU|NPU|MPS|cuda|hip|xpu|npu)\]?:? (?:driver |backend )?(?:[Ee]rror: )?out of memory"
         r"|(?:torch\.(?:cuda\.)?)?OutOfMemoryError|Cuda failure (?:\d+ )?'?out of memory|MUSA out of memory"
         # the body of the allocator's message, which a paste may keep without its first words
         r"|Tried to allocate \d+(?:\.\d+)? ?[KMGT]i?B\. GPU \d+ has a total capac",
@@ -459,7 +460,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "oom-cublas-alloc",
         K.CUDA_OOM_RUNTIME,
         ROOT,
-        ("CUBLAS_STATUS_ALLOC_FAILED",),
+        # and cuDNN's: "Resource allocation failed inside the cuDNN library ... an internal cudaMalloc() failure"
+        ("CUBLAS_STATUS_ALLOC_FAILED", "CUDNN_STATUS_ALLOC_FAILED"),
         _torch("aten/src/ATen/cuda/CublasHandlePool.cpp", "getCurrentCUDABlasHandle", "1.0-"),
         oom=True,
         numbers="oom",
