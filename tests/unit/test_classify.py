@@ -2099,3 +2099,14 @@ def test_every_backends_out_of_memory_reads_as_one() -> None:
         "allocate 34359738368 bytes.",
     ):
         assert classify([line]).kind is K.HOST_OOM_KILLED, line
+
+
+def test_the_earlier_engine_ready_timeout_says_what_to_do_too() -> None:
+    # SYNTHETIC lines in the wordings of vLLM 0.11.0 (the space missing) and 0.16.0's v1/engine/core_client.py
+    for line in (
+        "TimeoutError: Timed out waiting for engines to sendinitial message on input socket.",
+        "TimeoutError: Timed out waiting for engines to send initial message on input socket.",
+    ):
+        failure = classify([line])
+        assert failure.kind is K.UNKNOWN_FAILURE
+        assert "VLLM_ENGINE_READY_TIMEOUT_S" in failure.hint

@@ -1590,6 +1590,19 @@ SIGNATURES: tuple[Signature, ...] = (
         "VLLM_ENGINE_READY_TIMEOUT_S in the unit's environment above the time a start takes (and TimeoutStartSec "
         "with it), or put the weights on a faster disk",
     ),
+    # the same wait in earlier releases (read in 0.11 and 0.16; not in 0.8.5 or 0.22): 600 s fixed in 0.11 ("Timed
+    # out waiting for engines to sendinitial message on input socket.", the space missing), VLLM_ENGINE_READY_TIMEOUT_S
+    # by 0.16
+    Signature(
+        "bare-engine-initial-message-timeout",
+        K.UNKNOWN_FAILURE,
+        BARE,
+        ("initial message on input socket",),
+        _vllm("vllm/v1/engine/core_client.py", "MPClient.__init__", "0.11.0-0.16"),
+        hint="the API server stopped waiting for the engine while it was still loading (600 s; set "
+        "VLLM_ENGINE_READY_TIMEOUT_S in the unit's environment where the release reads it): put the weights on a "
+        "faster disk, download them before the start, or upgrade vLLM",
+    ),
     # Triton and torch.compile build small C launchers with the host's compiler at start
     Signature(
         "bare-no-c-compiler",
