@@ -2110,3 +2110,10 @@ def test_the_earlier_engine_ready_timeout_says_what_to_do_too() -> None:
         failure = classify([line])
         assert failure.kind is K.UNKNOWN_FAILURE
         assert "VLLM_ENGINE_READY_TIMEOUT_S" in failure.hint
+
+
+def test_a_model_load_text_vllm_only_warned_of_is_not_the_failure() -> None:
+    # SYNTHETIC lines in the wordings of vLLM 0.8.5 (registry.py warns and goes on) and 0.11's (raises)
+    warned = "WARNING 05-01 10:00:00 [registry.py:443] No model architectures are specified"
+    assert classify([warned, "INFO:     Application startup complete."]).kind is K.NONE
+    assert classify(["ValueError: No model architectures are specified"]).kind is K.MODEL_LOAD_ERROR

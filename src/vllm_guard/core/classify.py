@@ -641,11 +641,12 @@ def _window(lines: Sequence[str], index: int, glue: str) -> str:
     return glue.join(strip_prefixes(lines[i]) for i in range(index, end))
 
 
-# vLLM stops on a bad argument by raising, never by logging: a line its logger wrote at WARNING or INFO is one it
-# went on from ("... is not divisible by the tensor parallel size. Falling back to data parallelism for the vision
-# encoder."), whatever words it shares with an argument error. A signature that is itself such a warning (marked
-# recoverable: Ray waiting for GPUs the cluster lacks) is read as it is.
-_RAISED_KINDS = frozenset({K.BAD_ARGUMENTS})
+# vLLM stops on a bad argument or a model it cannot load by raising, never by logging: a line its logger wrote at
+# WARNING or INFO is one it went on from ("... is not divisible by the tensor parallel size. Falling back to data
+# parallelism for the vision encoder."; 0.8's "No model architectures are specified", which later releases raise),
+# whatever words it shares with such an error. A signature that is itself such a warning (marked recoverable: Ray
+# waiting for GPUs the cluster lacks) is read as it is.
+_RAISED_KINDS = frozenset({K.BAD_ARGUMENTS, K.MODEL_LOAD_ERROR})
 # the date vLLM's logger writes after the level: " 11-30 05:00:00" (a year before it in some builds)
 _LOGGER_DATE = r" (?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d"
 _WENT_ON_RE = re.compile(r"(?:^|[\s)\]])(?:WARNING|INFO)" + _LOGGER_DATE)
