@@ -2117,3 +2117,13 @@ def test_a_model_load_text_vllm_only_warned_of_is_not_the_failure() -> None:
     warned = "WARNING 05-01 10:00:00 [registry.py:443] No model architectures are specified"
     assert classify([warned, "INFO:     Application startup complete."]).kind is K.NONE
     assert classify(["ValueError: No model architectures are specified"]).kind is K.MODEL_LOAD_ERROR
+
+
+def test_the_kv_offload_tiers_own_p2p_errors_are_not_a_gpu_link_failure() -> None:
+    # SYNTHETIC lines in the wordings of vLLM 0.34's v1/kv_offload/tiering/p2p/manager.py (logged, then serving goes
+    # on) and of a GPU peer-to-peer failure
+    tier = (
+        "(APIServer pid=9) ERROR 12-03 10:00:00 [manager.py:736] P2P node-1:5555: failed to open connection to node-2"
+    )
+    assert classify([tier]).kind is K.NONE
+    assert classify(["RuntimeError: P2P access failed between GPU 0 and GPU 1"]).kind is K.DISTRIBUTED_ERROR

@@ -1448,8 +1448,9 @@ SIGNATURES: tuple[Signature, ...] = (
         ),
         _vllm("vllm/distributed/device_communicators/custom_all_reduce.py", "CustomAllreduce.__init__", "0.4.0-"),
         pattern=r"peer access is not supported|cudaErrorPeerAccess|PeerAccessUnsupported|peer mapping resources"
-        # (P2P as a word: not the KV-offload tier's "P2PSession ... protocol error", 0.32)
-        r"|[Cc]ustom ?[Aa]ll ?[Rr]educe.*(?:[Ee]rror|failed|assert)|\bP2P\b.*(?:failed|[Ee]rror)"
+        # (P2P as a word: not the KV-offload tier's "P2PSession ... protocol error", 0.32, nor its own log lines,
+        # "P2P <peer id>: failed to open connection to ...", 0.34, which it goes on from)
+        r"|[Cc]ustom ?[Aa]ll ?[Rr]educe.*(?:[Ee]rror|failed|assert)|\bP2P\b(?! \S+: ).*(?:failed|[Ee]rror)"
         r"|custom_all_reduce.*(?:Error|error)|Failed: (?:Cuda error )?\S*custom_all_reduce\S*:\d+"
         r"|Error happened when batch testing peer-to-peer access",
         unless=("is disabled", "disabling", "Disabling"),
