@@ -754,9 +754,10 @@ def _scan(lines: Sequence[str]) -> _Scan:
     markers = _MARKER_RE.search
     clue = _QUIET_CLUE_RE.search
     for index, line in enumerate(lines):
-        if (", in " in line and ('File "' in line or "File ~" in line or "File /" in line)) or (
-            ".py in " in line and _FRAME_RE.search(line)
-        ):  # a frame: an excerpt may start inside a traceback
+        if " in " in line and (  # a frame: an excerpt may start inside a traceback
+            (", in " in line and ('File "' in line or "File ~" in line or "File /" in line))
+            or (".py in " in line and _FRAME_RE.search(line))
+        ):
             if not stopped:
                 in_traceback = True
                 last_frame = index
@@ -1087,7 +1088,12 @@ def _wrapped_hits(lines: Sequence[str], scan: _Scan, hits: Sequence[_Hit]) -> li
         if len(parts) == 1:
             continue
         for glue in (" ", ""):
-            hit = _best_hit(_ROOT_RULES, glue.join(parts), lines, index)
+            joined = glue.join(parts)
+            gated = _TABLES.gate.search(joined)  # as the scan does: only the rules of the needles found
+            if gated is None:
+                continue
+            rules = [r for r in _candidates(_TABLES, joined, gated) if r.tier <= sig.ROOT_WEAK]
+            hit = _best_hit(rules, joined, lines, index)
             if hit is not None:
                 out.append(hit)
                 break

@@ -40,6 +40,11 @@ _VLLM_LOGGER = (
     r"(?:\[[^\]]*\] ?|[\w.]+:\d+\] )"
 )
 _PREFIXES = (
+    # (the commonest first: each alternative is tried in turn, and none matches where these two do)
+    # vLLM / Ray process prefix: "(EngineCore_DP0 pid=1)", "(VllmWorker rank=0 pid=2)", "(pid=3)"
+    r"\([^()]*\bpid=\d+[^()]*\)\s+",
+    # vLLM logger: "INFO 11-30 05:00:00 [core.py:123] " or "INFO 06-20 16:09:23 llm_engine.py:164] "
+    _VLLM_LOGGER,
     # A bracketed timestamp: "[2026-01-26T17:25:37Z] " (CI systems, some log shippers)
     r"\[\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\]\s+",
     # RFC 3339 timestamp (kubectl --timestamps, docker -t, journalctl -o short-iso). Only journalctl's form,
@@ -68,12 +73,8 @@ _PREFIXES = (
     r">+ ?",
     # docker compose: "service-1  | "
     r"[\w.-]+\s+\| ",
-    # vLLM / Ray process prefix: "(EngineCore_DP0 pid=1)", "(VllmWorker rank=0 pid=2)", "(pid=3)"
-    r"\([^()]*\bpid=\d+[^()]*\)\s+",
     # torch.distributed: "[rank0]: "
     r"\[rank\d+\]:\s?",
-    # vLLM logger: "INFO 11-30 05:00:00 [core.py:123] " or "INFO 06-20 16:09:23 llm_engine.py:164] "
-    _VLLM_LOGGER,
     # a tag in brackets or parentheses before a space: a launcher's stage or worker ("[Stage-0] ", "(raylet) "),
     # glog's "[W622 01:26:22.765816358 ProcessGroupNCCL.cpp:1575] ", ninja's "[1/3] "
     r"\[[^\[\]'\"]{1,80}\]\s+",  # (no quotes: a list's repr, "['Qwen2ForCausalLM'] ...", is text)
