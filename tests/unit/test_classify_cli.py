@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from vllm_guard.cli import main
+from vllm_guard.core.logline import unpack_records
 from vllm_guard.exitcodes import ExitCode
 
 pytestmark = pytest.mark.unit
@@ -112,6 +113,11 @@ def test_structured_exports_are_read_by_their_message_field(tmp_path: Path, caps
     journal.write_text(
         json.dumps({"MESSAGE": list((KV_V1 + " \xff").encode("latin-1")), "_PID": "4242", "PRIORITY": "6"}) + "\n"
     )
+    # and a record whose MESSAGE journalctl printed as null (over 4096 bytes, without --all): an empty line
+    journal.write_text(
+        journal.read_text() + json.dumps({"MESSAGE": None, "_PID": "4242", "UNIT_RESULT": "Failed with result"}) + "\n"
+    )
+    assert unpack_records(['{"MESSAGE": null, "_PID": "4242"}', '{"log": "a\\nb\\n"}']) == ["", "a", "b"]
     for path in (docker, journal):
         assert main(["classify", "--json", str(path)]) == ExitCode.WARN
         out = json.loads(capsys.readouterr().out)

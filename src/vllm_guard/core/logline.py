@@ -120,6 +120,8 @@ def _message_field(record: object) -> str | None:
         return None
     for key in _MESSAGE_FIELDS:
         value = record.get(key)
+        if value is None and key in record:
+            return ""  # journalctl -o json prints a field over 4096 bytes as null (unless --all)
         if isinstance(value, str):
             return value
         if isinstance(value, list) and all(isinstance(b, int) and 0 <= b < 256 for b in value):
