@@ -128,26 +128,30 @@ def _headroom_words(headroom: float) -> str:
     return f"; kv_headroom leaves {headroom:.0%} of it beyond one full-length request"
 
 
-def _util_step(failure: Failure) -> float:
+def _failed_allocation(failure: Failure) -> tuple[float, float] | None:
+    """The allocation a device OOM failed on and the GPU's total, in GiB; None where the message lacks either."""
     alloc = failure.numbers.get("alloc_bytes")
     total = failure.numbers.get("gpu_total_gib")
     if isinstance(alloc, (int, float)) and isinstance(total, (int, float)) and total > 0:
-        frac = float(alloc) / (float(total) * 1024**3)
-        return max(MIN_UTIL_STEP, math.ceil((frac + UTIL_MARGIN) * 100 - 1e-6) / 100)
+        return float(alloc) / 1024**3, float(total)
+    return None
+
+
+def _util_step(failure: Failure) -> float:
+    sizes = _failed_allocation(failure)
+    if sizes is not None:
+        asked, total = sizes
+        return max(MIN_UTIL_STEP, math.ceil((asked / total + UTIL_MARGIN) * 100 - 1e-6) / 100)
     return DEFAULT_UTIL_STEP
 
 
 def _larger_than_the_gpu(failure: Failure) -> str | None:
     """A device OOM that asked for more than the GPU's whole memory ("Tried to allocate 256.00 GiB" on a 24 GiB
     card): the sizes, in words; None otherwise (or where the message does not give both)."""
-    alloc = failure.numbers.get("alloc_bytes")
-    total = failure.numbers.get("gpu_total_gib")
-    if not isinstance(alloc, (int, float)) or not isinstance(total, (int, float)) or total <= 0:
+    sizes = _failed_allocation(failure)
+    if sizes is None or sizes[0] <= sizes[1]:
         return None
-    asked = float(alloc) / 1024**3
-    if asked <= float(total):
-        return None
-    return f"{asked:.2f} GiB asked of a {float(total):.2f} GiB GPU"
+    return f"{sizes[0]:.2f} GiB asked of a {sizes[1]:.2f} GiB GPU"
 
 
 def _with(cur: Current, **changes: object) -> Current:
