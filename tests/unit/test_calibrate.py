@@ -9,6 +9,7 @@ printing precision (0.005 GiB, in tokens) where it printed only GiB.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -126,6 +127,14 @@ def test_v1_kv_cache_size_in_tokens() -> None:
     # vLLM's own figures agree with the model: 18.67 GiB / 174,800 tokens is Qwen3-0.6B's 112 KiB per token
     lo, hi = r.per_token_range() or (0, 0)
     assert lo <= kv_bytes_per_token(QWEN3_06B) <= hi
+
+
+def test_a_log_copied_from_a_forum_page_reads_as_printed() -> None:
+    # A forum that renders Markdown keeps its escapes in the text it serves ("\\[kv\\_cache\\_utils.py:566\\]")
+    text, _ = corpus("none/vllm-21443-v1-startup-single-gpu.log")
+    shown = re.sub(r"([\[\]_*])", r"\\\1", text).replace('"', "\u201d")
+    assert shown != text
+    assert read_vllm_log(shown) == read_vllm_log(text)
 
 
 def test_v1_per_worker_figures_take_the_smallest() -> None:

@@ -11,7 +11,7 @@ import pytest
 from vllm_guard.core.classify import classify
 from vllm_guard.core.failure import SystemdOutcome
 from vllm_guard.core.kinds import Confidence, FailureKind, Phase
-from vllm_guard.core.logline import strip_prefixes
+from vllm_guard.core.logline import as_printed, as_printed_line, strip_prefixes
 
 pytestmark = pytest.mark.unit
 
@@ -298,6 +298,55 @@ def test_prefixes_do_not_change_the_verdict(prefix: str) -> None:
 @pytest.mark.parametrize("prefix", PREFIXES)
 def test_strip_prefixes(prefix: str) -> None:
     assert strip_prefixes(prefix + "ValueError: boom\n") == "ValueError: boom"
+
+
+@pytest.mark.parametrize(
+    ("shown", "printed"),
+    [
+        # a forum's Markdown escapes (discuss.vllm.ai keeps them in what it serves)
+        (
+            "(EngineCore pid=258) INFO 04-24 10:21:03 \\[default\\_loader.py:384\\] Loading weights took 0.65 seconds",
+            "(EngineCore pid=258) INFO 04-24 10:21:03 [default_loader.py:384] Loading weights took 0.65 seconds",
+        ),
+        # a page's HTML character references and typographic quotes
+        (
+            "  File &quot;/x/vllm/worker.py&quot;, line 1, in &lt;module&gt;",
+            '  File "/x/vllm/worker.py", line 1, in <module>',
+        ),
+        (
+            "  File \u201c/x/vllm/worker.py\u201d, line 1, in load\u2019s",
+            '  File "/x/vllm/worker.py", line 1, in load\'s',
+        ),
+        ('\u00a0\u00a0File "/x.py", line 1, in f', '  File "/x.py", line 1, in f'),
+        # what a process prints stays as it is: a URL's query, a Windows path, Python's reprs
+        ("GET /v1/models?a=1&b=2 HTTP/1.1", "GET /v1/models?a=1&b=2 HTTP/1.1"),
+        ("C:\\Users\\me\\model", "C:\\Users\\me\\model"),
+        ("b'\\x00\\n'", "b'\\x00\\n'"),
+    ],
+)
+def test_a_line_as_the_process_printed_it(shown: str, printed: str) -> None:
+    assert as_printed_line(shown) == printed
+
+
+def test_a_page_that_made_each_line_a_paragraph_is_read_as_the_log() -> None:
+    printed = [
+        "Traceback (most recent call last):",
+        '  File "/usr/lib/python3/site-packages/vllm/v1/engine/core.py", line 144, in __init__',
+        "    kv_cache_config = self._initialize_kv_caches(vllm_config)",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.65"
+        " GiB of which 1.24 GiB is free.",
+    ]
+    shown = [part for line in printed for part in (line, "")]
+    assert list(as_printed(shown)) == printed
+    assert classify(shown).phase is classify(printed).phase is Phase.PROFILE
+    # a log whose own blank lines part runs of lines is left as it is
+    own = [*printed[:2], "", *printed[2:], "", "INFO 1", "", "INFO 2", "", "INFO 3", ""]
+    assert as_printed(own) is own
+
+
+def test_a_log_with_nothing_to_undo_is_the_same_object() -> None:
+    lines = ["INFO 11-30 05:00:00 [core.py:1] ok", 'ValueError: "x" & y']
+    assert as_printed(lines) is lines
 
 
 # --- the wrapper ---------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ places it in a phase: the right verdict from that text is an OOM of unknown phas
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections import defaultdict
 from functools import cache
@@ -200,6 +201,44 @@ def test_corpus_verdicts_survive_shipper_prefixes(prefix: str) -> None:
         shipped = classify([prefix + line for line in lines])
         if (shipped.kind, shipped.phase, dict(shipped.numbers)) != (plain.kind, plain.phase, dict(plain.numbers)):
             changed.append(f"{case.name}: {plain.kind.value} -> {shipped.kind.value}")
+    assert not changed, changed
+
+
+# What a web page or a Markdown renderer does to a log on its way to a paste (a forum post, a blog, a scraped
+# page): the verdict must be the printed log's.
+def _markdown_escaped(line: str) -> str:
+    return re.sub(r"([\[\]_*`])", r"\\\1", line)  # "[core.py:12]" -> "\[core.py:12\]"
+
+
+WEB_RENDERINGS = {
+    "html-entities": lambda lines: [
+        line.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&#39;")
+        for line in lines
+    ],
+    "typographic-quotes": lambda lines: [
+        line.replace("'", "\u2019").replace('"', "\u201d").replace("    ", "\u00a0" * 4) for line in lines
+    ],
+    "markdown-escapes": lambda lines: [_markdown_escaped(line) for line in lines],
+    "a-paragraph-a-line": lambda lines: [part for line in lines for part in (line, "")],
+}
+
+
+@pytest.mark.parametrize("rendering", sorted(WEB_RENDERINGS))
+def test_corpus_verdicts_survive_a_web_pages_rendering(rendering: str) -> None:
+    render = WEB_RENDERINGS[rendering]
+    changed = []
+    for case in CASES:
+        lines = lines_of(case.path)
+        if rendering == "a-paragraph-a-line" and len(lines) < 4:
+            continue  # two lines apart are two messages as much as one wrapped
+        plain = _verdict(case)
+        shown = classify(render(lines))
+        if (shown.kind, shown.phase, dict(shown.numbers)) != (plain.kind, plain.phase, dict(plain.numbers)):
+            changed.append(f"{case.name}: {plain.kind.value} -> {shown.kind.value}")
     assert not changed, changed
 
 

@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vllm_guard.core.echo import echoed_args
-from vllm_guard.core.logline import strip_prefixes
+from vllm_guard.core.logline import as_printed_line, strip_prefixes
 from vllm_guard.core.planner import Engine, GiB, Reported, parse_vllm_version, same_card
 
 # vLLM prints GiB figures with two decimals (format_gib in the newest releases: one or two): a printed X
@@ -476,7 +476,8 @@ def _key(raw: str, previous: str) -> str:
 def _split_starts(lines: Iterable[str]) -> list[_Start]:
     starts: list[_Start] = [_Start()]
     key = ""
-    for no, raw in enumerate(lines, 1):
+    for no, printed in enumerate(lines, 1):
+        raw = as_printed_line(printed)
         message = strip_prefixes(raw)
         bare = message == raw.strip()
         key = key if bare else _key(raw, "")

@@ -70,7 +70,7 @@ from typing import Any
 from vllm_guard.core import signatures as sig
 from vllm_guard.core.failure import NO_FAILURE, Failure, SystemdOutcome
 from vllm_guard.core.kinds import Basis, Confidence, FailureKind, Phase
-from vllm_guard.core.logline import strip_prefixes
+from vllm_guard.core.logline import as_printed, strip_prefixes
 
 K = FailureKind
 Numbers = dict[str, float | int | str]
@@ -1117,6 +1117,7 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
     ``lines`` are raw messages in order, with or without prefixes; ``outcome`` is systemd's result
     for the attempt where known.
     """
+    lines = as_printed(lines)
     scan = _scan(lines)
     # a warning the server got past (a slow rank that caught up) is not what ended the attempt
     hits = [

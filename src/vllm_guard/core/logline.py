@@ -31,9 +31,10 @@ handled, outermost first (each may or may not be there)::
 
 from __future__ import annotations
 
+import html
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 _VLLM_LOGGER = (
     r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) (?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
@@ -145,3 +146,72 @@ def unpack_records(lines: Iterable[str]) -> list[str]:
                 continue
         out.append(line)
     return out
+
+
+# What a web page, a forum or a Markdown renderer does to a log it shows, undone: HTML character references
+# ("&quot;" for a quote, "&lt;" for "<", "&#39;"), typographic quotes for straight ones, non-breaking and
+# zero-width spaces, and Markdown's backslash escapes ("INFO 04-24 10:21:03 \[core.py:12\]", "\_init\_kv").
+# A log vLLM printed has none of them.
+_ENTITY_RE = re.compile(r"&(?:quot|amp|lt|gt|apos|nbsp|#\d{1,5}|#[xX][0-9a-fA-F]{1,4});")
+_MARKDOWN_ESCAPE_RE = re.compile(r"\\([\[\]_*`#<>|])")
+_TYPOGRAPHY = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u201b": "'",
+        "\u2032": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u201f": '"',
+        "\u2033": '"',
+        "\u00a0": " ",
+        "\u202f": " ",
+        "\u200b": "",
+        "\ufeff": "",
+    }
+)
+
+
+def as_printed_line(line: str) -> str:
+    """One line as the process printed it (see above)."""
+    if "&" in line:
+        line = _ENTITY_RE.sub(lambda m: html.unescape(m.group(0)), line)
+    if not line.isascii():
+        line = line.translate(_TYPOGRAPHY)
+    if "\\" in line:
+        line = _MARKDOWN_ESCAPE_RE.sub(r"\1", line)
+    return line
+
+
+def as_printed(lines: Sequence[str]) -> Sequence[str]:
+    """The log as the process printed it, where a web page or a Markdown renderer changed it on its way to a
+    paste (see above), and without the blank line a page put after every line; ``lines`` itself when nothing
+    was changed."""
+    out: list[str] | None = None
+    for index, line in enumerate(lines):
+        if "&" in line or "\\" in line or not line.isascii():
+            fixed = as_printed_line(line)
+            if fixed != line:
+                if out is None:
+                    out = list(lines)
+                out[index] = fixed
+    seq: Sequence[str] = lines if out is None else out
+    if _double_spaced(seq):
+        return [line for line in seq if line.strip()]
+    return seq
+
+
+def _double_spaced(lines: Sequence[str]) -> bool:
+    """Every line of text stands between blank lines (a page that made each line a paragraph): a process's
+    own output has runs of lines (a traceback, a start-up) that no blank line parts."""
+    if len(lines) < 8:
+        return False
+    text = 0
+    for index, line in enumerate(lines):
+        if line.strip():
+            text += 1
+            if index + 1 < len(lines) and lines[index + 1].strip():
+                return False
+    return text >= 4
