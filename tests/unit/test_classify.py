@@ -344,6 +344,36 @@ def test_a_page_that_made_each_line_a_paragraph_is_read_as_the_log() -> None:
     assert as_printed(own) is own
 
 
+def test_a_terminals_hard_wrap_is_joined_again() -> None:
+    printed = [
+        "(EngineCore pid=316) ERROR 05-12 10:00:01 [core.py:12] EngineCore failed to start.",
+        '(EngineCore pid=316)   File "/opt/venv/lib/python3.12/site-packages/vllm/v1/engine/core.py", line 305, in'
+        " _initialize_kv_caches",
+        "(EngineCore pid=316) ValueError: To serve at least one request with the model's max seq len (100000), (4.26"
+        " GiB KV cache is needed, which is larger than the available KV cache memory (4.25 GiB). Based on the"
+        " available memory, the estimated maximum model length is 99840.",
+    ]
+    text = "\n".join(printed)
+    wrapped = [line[i : i + 80] for line in printed for i in range(0, len(line), 80)]
+    assert "\n".join(as_printed(wrapped)) == text
+    failure = classify(wrapped)
+    assert failure.kind is K.KV_CACHE_INSUFFICIENT and failure.numbers["estimated_max_model_len"] == 99840
+
+
+def test_lines_of_one_length_are_not_taken_for_a_wrap() -> None:
+    # a log's own lines may share the widest length; the lines after them begin as a log's lines do
+    stats = [
+        f"INFO 11-30 05:00:0{i} [loggers.py:123] Engine 000: Avg prompt throughput: {i}.0 tokens/s, Running: 1 reqs"
+        for i in range(5)
+    ]
+    lines = [
+        line for pair in zip(stats, ["INFO 11-30 05:00:00 [api_server.py:1] 200 OK"] * 5, strict=True) for line in pair
+    ]
+    assert as_printed(lines) is lines
+    same = ["x" * 90, "a warning's second line", "x" * 90, "a warning's second line"]
+    assert as_printed(same) is same  # the same line again and again is a log's own
+
+
 def test_a_log_with_nothing_to_undo_is_the_same_object() -> None:
     lines = ["INFO 11-30 05:00:00 [core.py:1] ok", 'ValueError: "x" & y']
     assert as_printed(lines) is lines
@@ -1305,6 +1335,69 @@ def test_memory_no_process_list_accounts_for_is_held_by_others() -> None:
     # the process itself holding the card is an OOM of its own (SYNTHETIC: the same message, 76 GiB its own)
     own = line.replace("this process has 2.46 GiB", "this process has 76.46 GiB")
     assert classify(["Loading safetensors checkpoint shards:  13% Completed | 2/15", own]).kind is K.CUDA_OOM_LOAD
+
+
+def _kv_allocation_oom(message: str) -> list[str]:
+    # V0's KV-cache allocation, after the cache was sized (SYNTHETIC frames in the shape vLLM 0.7 prints them)
+    return [
+        "Traceback (most recent call last):",
+        '  File "/usr/lib/python3/site-packages/vllm/worker/worker.py", line 312, in _init_cache_engine',
+        "    CacheEngine(self.cache_config, self.model_config,",
+        '  File "/usr/lib/python3/site-packages/vllm/worker/cache_engine.py", line 103, in _allocate_kv_cache',
+        "    layer_kv_cache = torch.zeros(alloc_shape,",
+        message,
+    ]
+
+
+KV_ALLOC_OOM = (
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 778.00 MiB. GPU 0 has a total capacity of 44.34 GiB"
+    " of which 159.50 MiB is free. Process 358947 has 16.64 GiB memory in use. Including non-PyTorch memory, this"
+    " process has 27.53 GiB memory in use. Of the allocated memory 27.17 GiB is allocated by PyTorch, and 47.18 MiB is"
+    " reserved by PyTorch but unallocated."
+)
+
+
+def test_an_oom_allocating_a_sized_kv_cache_beside_other_processes_is_memory_they_hold() -> None:
+    # vLLM sized the cache as its share of the whole card less its own use; another process held 16.64 of 44.34 GiB
+    # (the message of https://github.com/ecgbeald/fyp/blob/40c55db59579480132b294416048bf2cfffa2ae2/vllm.ipynb)
+    assert classify(_kv_allocation_oom(KV_ALLOC_OOM)).kind is K.VRAM_HELD
+    # no "this process" line (a container): the largest process listed is the failing one
+    container = KV_ALLOC_OOM.replace("Including non-PyTorch memory, this process has", "Process 7 has")
+    assert classify(_kv_allocation_oom(container)).kind is K.VRAM_HELD
+    # others within the share vLLM leaves (a desktop's 300 MiB): its own OOM
+    desktop = KV_ALLOC_OOM.replace("Process 358947 has 16.64 GiB", "Process 358947 has 300.00 MiB")
+    assert classify(_kv_allocation_oom(desktop)).kind is K.CUDA_OOM_PROFILE
+    # the same message in the profiling run (the cache not sized yet): the profile's OOM
+    profile = [
+        line.replace("_allocate_kv_cache", "profile_run").replace(
+            "_init_cache_engine", "determine_num_available_blocks"
+        )
+        for line in _kv_allocation_oom(KV_ALLOC_OOM)
+    ]
+    assert classify(profile).kind is K.CUDA_OOM_PROFILE
+    assert "below 0.00" not in classify(_kv_allocation_oom(KV_ALLOC_OOM)).hint
+
+
+def test_a_notebooks_traceback_header_names_the_exception() -> None:
+    # IPython prints "NameError    Traceback (most recent call last)" and the frames after it; a paste may stop there
+    lines = [
+        "INFO 03-16 00:00:52 llm_engine.py:436] init engine (profile, create kv cache, warmup model) took 10.52 seconds",
+        "---------------------------------------------------------------------------",
+        "UnboundLocalError                         Traceback (most recent call last)",
+        "Cell In[1], line 10",
+        "---> 10 model, tokenizer = FastLanguageModel.from_pretrained(",
+    ]
+    failure = classify(lines)
+    assert failure.kind is K.UNKNOWN_FAILURE
+    # the frames after the header place a device OOM, JupyterLab's links to their files included
+    oom = [
+        "OutOfMemoryError                          Traceback (most recent call last)",
+        "File [~/env/lib/python3.11/site-packages/vllm/worker/cache_engine.py:64](http://host:8888/lab/tree/env/lib/"
+        "python3.11/site-packages/vllm/worker/cache_engine.py#line=63), in CacheEngine._allocate_kv_cache(self, n, d)",
+        "---> 64         torch.empty(kv_cache_shape,",
+        "OutOfMemoryError: CUDA out of memory. Tried to allocate 642.00 MiB. GPU",
+    ]
+    assert classify(oom).phase is Phase.PROFILE
 
 
 def test_a_cuda_error_in_the_custom_all_reduce_is_a_distributed_error() -> None:

@@ -12,8 +12,10 @@ places it in a phase: the right verdict from that text is an OOM of unknown phas
 from __future__ import annotations
 
 import re
+import textwrap
 import tomllib
 from collections import defaultdict
+from collections.abc import Callable
 from functools import cache
 
 import pytest
@@ -240,6 +242,42 @@ def test_corpus_verdicts_survive_a_web_pages_rendering(rendering: str) -> None:
         if (shown.kind, shown.phase, dict(shown.numbers)) != (plain.kind, plain.phase, dict(plain.numbers)):
             changed.append(f"{case.name}: {plain.kind.value} -> {shown.kind.value}")
     assert not changed, changed
+
+
+def _hard_wrapped(lines: list[str], width: int) -> list[str]:
+    out = []
+    for line in lines:
+        while len(line) > width:
+            out.append(line[:width])
+            line = line[width:]
+        out.append(line)
+    return out
+
+
+def _word_wrapped(lines: list[str], width: int) -> list[str]:
+    return [part for line in lines for part in (textwrap.wrap(line, width) or [""])]
+
+
+# A paste from a console that broke every long line at its width, or from an editor or a page that broke it
+# before the word that would cross it. Some verdicts may change (a message broken in two lines only, which may
+# as well be two messages; two lines that fill the width, which either may have broken), but few: without
+# joining the lines again, 34 (hard, 120 columns) and 66 (words, 100 columns) of the 622 did.
+@pytest.mark.parametrize(
+    ("wrap", "width", "most_changed"),
+    [(_hard_wrapped, 200, 0), (_hard_wrapped, 120, 10), (_word_wrapped, 100, 25)],
+    ids=["hard-200", "hard-120", "words-100"],
+)
+def test_corpus_verdicts_survive_a_wrapped_paste(
+    wrap: Callable[[list[str], int], list[str]], width: int, most_changed: int
+) -> None:
+    changed = []
+    for case in CASES:
+        lines = lines_of(case.path)
+        plain = _verdict(case)
+        shown = classify(wrap(lines, width))
+        if (shown.kind, shown.phase) != (plain.kind, plain.phase):
+            changed.append(f"{case.name}: {plain.kind.value} -> {shown.kind.value}")
+    assert len(changed) <= most_changed, changed
 
 
 def test_corpus_verdicts_survive_a_benign_start_before_and_after() -> None:

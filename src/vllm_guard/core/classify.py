@@ -223,6 +223,44 @@ def _others_hold_the_gpu(text: str) -> bool:
     return total > 0 and others >= 0.5 * total and mine <= 0.5 * others
 
 
+# The functions that allocate the KV cache itself, after its size was set (V0's CacheEngine, V1's runner).
+_KV_ALLOCATION_FRAMES = frozenset(
+    {
+        "_allocate_kv_cache",
+        "_init_cache_engine",
+        "init_cache_engine",
+        "_allocate_kv_cache_tensors",
+        "initialize_kv_cache_tensors",
+    }
+)
+_HEADROOM_AT_DEFAULT_UTIL = 0.1  # 1 - gpu_memory_utilization's default, 0.9
+
+
+def _others_took_the_kv_cache(text: str, frames: Sequence[str]) -> bool:
+    """Whether a device OOM while allocating the KV cache came from memory other processes hold. vLLM sizes the
+    cache as its share of the whole GPU (gpu_memory_utilization x total) less what its own process uses: V0
+    (vllm/worker/worker.py, determine_num_available_blocks: the free memory at its start, then its own increase,
+    0.4-0.6.3; memory_profiling, 0.6.4-0.10) never subtracts what others held, nor V1 before its start-up check
+    of free memory. So the allocation of a cache already sized fails for want of memory exactly when others
+    hold more than the share vLLM leaves (a tenth of the GPU at the default). The failing process is the one
+    "this process has U" names; where no line does (a container's own pids), the largest listed."""
+    if not _KV_ALLOCATION_FRAMES.intersection(frames):
+        return False
+    cap = _CAPACITY_RE.search(text) or _CAPACITY_OLD_RE.search(text)
+    if cap is None:
+        return False
+    total = _to_gib(cap.group(1), cap.group(2))
+    listed = [_to_gib(m.group(1), m.group(2)) for m in _OTHER_HAS_RE.finditer(text)]
+    own = _SELF_HAS_RE.search(text)
+    if own is not None:
+        others = sum(listed)
+    elif listed:
+        others = sum(listed) - max(listed)
+    else:
+        return False
+    return total > 0 and others >= _HEADROOM_AT_DEFAULT_UTIL * total
+
+
 def _host_numbers(text: str) -> Numbers:
     out: Numbers = {}
     if m := _KILLED_PID_RE.search(text):
@@ -592,6 +630,13 @@ def _hint(kind: FailureKind, n: Mapping[str, float | int | str]) -> str:
     if kind is K.HOST_OOM_KILLED:
         return "host RAM ran out: lower --swap-space/--cpu-offload-gb, add swap, or raise the unit's MemoryMax="
     if kind is K.VRAM_HELD:
+        if "gpu_free_gib" in n and "gpu_total_gib" in n and "util_requested" not in n:
+            # an OOM's message: what was free when it failed, vLLM's own memory already taken
+            return (
+                f"other processes hold GPU memory ({float(n['gpu_free_gib']):g} of {float(n['gpu_total_gib']):g} GiB"
+                " free when it failed): stop them (nvidia-smi) or lower --gpu-memory-utilization to the share they"
+                " leave"
+            )
         if "gpu_free_gib" in n and "gpu_total_gib" in n:
             free, total = float(n["gpu_free_gib"]), float(n["gpu_total_gib"])
             return (
@@ -700,11 +745,14 @@ _METADATA_LOOKUP_LOG = "Error retrieving safetensors"
 _QUIET_RE = re.compile(r"(?:^|[\s)\]])(?:INFO|DEBUG)" + _LOGGER_DATE)
 # Python's last line of a traceback: the exception's qualified name, then ": message" or nothing. Most names end in
 # Error or Exception (or are Exception itself); torch.compile's BackendCompilerFailed, Triton's OutOfResources,
-# concurrent.futures' BrokenProcessPool and subprocess's TimeoutExpired do not.
+# concurrent.futures' BrokenProcessPool and subprocess's TimeoutExpired do not. IPython (a notebook) names the
+# exception first, in the header of the traceback it prints for a cell: "UnboundLocalError    Traceback (most recent
+# call last)".
+_TRACEBACK_HEADER = "Traceback (most recent call last)"
 _EXC_LINE_RE = re.compile(
     r"^(?:[\w.]+\.)?(?:[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failed)|Exception|OutOfResources|BrokenProcessPool"
     r"|TimeoutExpired)"
-    r"\b(?::|$)"
+    r"\b(?::|$|\s{2,}Traceback \(most recent call last\)$)"
 )
 
 # exceptions that end a traceback without a failure: a deliberate exit, a cancelled task on the way out
@@ -1053,6 +1101,19 @@ def _port_from_args(lines: Sequence[str], index: int) -> int | None:
     return None
 
 
+def _traceback_end(lines: Sequence[str], index: int) -> int:
+    """The line a traceback ends at, for an exception named at ``lines[index]``: that line, but for IPython's header
+    (the frames follow it), the exception line after them or, where the paste was cut, its last line."""
+    if not lines[index].rstrip().endswith(_TRACEBACK_HEADER):
+        return index
+    last = min(len(lines), index + _PHASE_LOOKBACK) - 1
+    for i in range(index + 1, last + 1):
+        text = strip_prefixes(lines[i])
+        if _EXC_LINE_RE.match(text):
+            return i
+    return last
+
+
 def _uncaught_hits(lines: Sequence[str], scan: _Scan) -> list[_Hit]:
     """The first uncaught exception (or cut traceback) the server did not survive, read through its frames."""
     # a paste that kept only an exception's last line stands for it as its traceback would
@@ -1061,7 +1122,7 @@ def _uncaught_hits(lines: Sequence[str], scan: _Scan) -> list[_Hit]:
         if _recovered_after(lines, index, scan.starts):
             continue
         rule = _UNCAUGHT
-        for frame in _traceback_frames(lines, index):  # innermost first
+        for frame in _traceback_frames(lines, _traceback_end(lines, index)):  # innermost first
             if frame == "<module>":  # raised while a module was imported: an install's fault, whoever imported it
                 break
             kind = _FRAME_KIND.get(frame)
@@ -1149,9 +1210,13 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
 
     phase = signature.phase or Phase.UNKNOWN
     if signature.oom and lines:
-        phase, basis = _oom_phase(lines, min(max(first.index, 0), len(lines) - 1), scan.starts)
+        at = _traceback_end(lines, min(max(first.index, 0), len(lines) - 1))
+        phase, basis = _oom_phase(lines, at, scan.starts)
         kind = _OOM_KIND_BY_PHASE[phase]
-        if _others_hold_the_gpu(first.text):
+        # the allocator's message may be another hit than the first (IPython names the exception in a header first)
+        told = next((h for h in verdicts if h.rule.signature.oom and "capacity" in h.text), first)
+        frames = _traceback_frames(lines, _traceback_end(lines, min(max(told.index, 0), len(lines) - 1)))
+        if _others_hold_the_gpu(told.text) or (phase is Phase.PROFILE and _others_took_the_kv_cache(told.text, frames)):
             kind, basis = K.VRAM_HELD, Basis.MESSAGE  # what ran out was taken before vLLM asked for it
 
     # a clue that names the kind of a bare verdict: a tiny /dev/shm behind a crash that says nothing else

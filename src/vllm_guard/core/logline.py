@@ -150,48 +150,51 @@ def unpack_records(lines: Iterable[str]) -> list[str]:
 
 # What a web page, a forum or a Markdown renderer does to a log it shows, undone: HTML character references
 # ("&quot;" for a quote, "&lt;" for "<", "&#39;"), typographic quotes for straight ones, non-breaking and
-# zero-width spaces, and Markdown's backslash escapes ("INFO 04-24 10:21:03 \[core.py:12\]", "\_init\_kv").
+# zero-width spaces, Markdown's backslash escapes ("INFO 04-24 10:21:03 \[core.py:12\]", "\_init\_kv") and links
+# ("File [~/x/cache_engine.py:64](http://host/lab/tree/x/cache_engine.py#line=63), in CacheEngine._allocate_kv_cache").
 # A log vLLM printed has none of them.
 _ENTITY_RE = re.compile(r"&(?:quot|amp|lt|gt|apos|nbsp|#\d{1,5}|#[xX][0-9a-fA-F]{1,4});")
+_MARKDOWN_LINK_RE = re.compile(r"\[([^\[\]]+)\]\((?:https?|file)://[^)\s]*\)")  # JupyterLab's links to a frame's file
 _MARKDOWN_ESCAPE_RE = re.compile(r"\\([\[\]_*`#<>|])")
-_TYPOGRAPHY = str.maketrans(
-    {
-        "\u2018": "'",
-        "\u2019": "'",
-        "\u201a": "'",
-        "\u201b": "'",
-        "\u2032": "'",
-        "\u201c": '"',
-        "\u201d": '"',
-        "\u201e": '"',
-        "\u201f": '"',
-        "\u2033": '"',
-        "\u00a0": " ",
-        "\u202f": " ",
-        "\u200b": "",
-        "\ufeff": "",
-    }
-)
+_TYPOGRAPHY = {
+    "\u2018": "'",
+    "\u2019": "'",
+    "\u201a": "'",
+    "\u201b": "'",
+    "\u2032": "'",
+    "\u201c": '"',
+    "\u201d": '"',
+    "\u201e": '"',
+    "\u201f": '"',
+    "\u2033": '"',
+    "\u00a0": " ",
+    "\u202f": " ",
+    "\u200b": "",
+    "\ufeff": "",
+}
+_TYPOGRAPHY_RE = re.compile("[" + "".join(_TYPOGRAPHY) + "]")
 
 
 def as_printed_line(line: str) -> str:
     """One line as the process printed it (see above)."""
     if "&" in line:
         line = _ENTITY_RE.sub(lambda m: html.unescape(m.group(0)), line)
-    if not line.isascii():
-        line = line.translate(_TYPOGRAPHY)
+    if not line.isascii() and _TYPOGRAPHY_RE.search(line):
+        line = _TYPOGRAPHY_RE.sub(lambda m: _TYPOGRAPHY[m.group(0)], line)
     if "\\" in line:
         line = _MARKDOWN_ESCAPE_RE.sub(r"\1", line)
+    if "](" in line:
+        line = _MARKDOWN_LINK_RE.sub(r"\1", line)
     return line
 
 
 def as_printed(lines: Sequence[str]) -> Sequence[str]:
     """The log as the process printed it, where a web page or a Markdown renderer changed it on its way to a
-    paste (see above), and without the blank line a page put after every line; ``lines`` itself when nothing
-    was changed."""
+    paste (see above), without the blank line a page put after every line, and with the lines a terminal
+    broke at its width joined again; ``lines`` itself when nothing was changed."""
     out: list[str] | None = None
     for index, line in enumerate(lines):
-        if "&" in line or "\\" in line or not line.isascii():
+        if "&" in line or "\\" in line or "](" in line or not line.isascii():
             fixed = as_printed_line(line)
             if fixed != line:
                 if out is None:
@@ -199,8 +202,8 @@ def as_printed(lines: Sequence[str]) -> Sequence[str]:
                 out[index] = fixed
     seq: Sequence[str] = lines if out is None else out
     if _double_spaced(seq):
-        return [line for line in seq if line.strip()]
-    return seq
+        seq = [line for line in seq if line.strip()]
+    return _unwrapped(seq)
 
 
 def _double_spaced(lines: Sequence[str]) -> bool:
@@ -215,3 +218,63 @@ def _double_spaced(lines: Sequence[str]) -> bool:
             if index + 1 < len(lines) and lines[index + 1].strip():
                 return False
     return text >= 4
+
+
+# A paste from a terminal that broke each long line at its width (a console, tmux's or screen's copy mode): the
+# line that filled the width goes on in the next one, which starts anywhere in a word. The lines that fill
+# the widest width are not a log's own unless the next line begins what a log's line begins with.
+_MIN_WRAP_WIDTH = 60
+_RECORD_START_RE = re.compile(
+    r"(?:\s\s|\t|$|Traceback|During handling|The above exception"
+    r"|(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\b"  # a logger's level
+    r"|\d{4}-\d\d-\d\d|\d\d-\d\d \d\d:|[A-Z][a-z]{2} [ \d]\d \d\d:"  # a time stamp
+    r"|\([^()\s]*(?: [^()\s]+)*? ?pid=\d+\)"  # vLLM's and Ray's process prefixes
+    r"|[\[│]|[\w.-]+:\d+:\d+ \["  # a tag, a pager's frame, NCCL's "host:pid:tid [dev]"
+    r"|[\w.]+(?:Error|Exception|Warning|Interrupt|Exit)\b)"  # an exception
+)
+_MAX_WRAP_WIDTH = 512  # no terminal is wider
+
+
+def _unwrapped(lines: Sequence[str]) -> Sequence[str]:
+    width = max((len(line) for line in lines), default=0)
+    if not _MIN_WRAP_WIDTH <= width <= _MAX_WRAP_WIDTH:
+        return lines
+    # A terminal breaks a line at the width itself; a renderer or an editor before the word that would cross it.
+    cut: list[int] = []  # lines that fill the width and go on in the next
+    before_a_word: list[int] = []  # lines the next one's first word would have taken past the width
+    for i in range(len(lines) - 1):
+        n = len(lines[i])
+        if (n == width or n + 1 + len(lines[i + 1].split(" ", 1)[0]) > width) and _goes_on(lines, i):
+            (cut if n == width else before_a_word).append(i)
+    if not before_a_word and len(cut) < 3:
+        return lines  # two lines that fill the width: a terminal's or a renderer's break, no telling which
+    breaks, glue = (cut, "") if len(cut) >= len(before_a_word) else (cut + before_a_word, " ")
+    if len({lines[i] for i in breaks}) < 2:
+        return lines  # one line again and again: a log's own line repeated, not the pieces of longer ones
+    # every line but the last goes on in the next: one message broken (two lines alone may as well be two
+    # messages); else most lines that fill the width must go on
+    if len(breaks) < len(lines) - 1 and 2 * len(cut) < sum(1 for line in lines[:-1] if len(line) == width):
+        return lines
+    return _joined(lines, set(breaks), glue)
+
+
+def _goes_on(lines: Sequence[str], index: int) -> bool:
+    """Whether line ``index + 1`` goes on with line ``index`` rather than beginning a line of the log's own: it
+    does not begin as log lines begin (a level, a time, a traceback's parts, any prefix this module strips), nor
+    as the line before it began (a prefix of a kind it does not know, repeated)."""
+    line, nxt = lines[index], lines[index + 1]
+    if _RECORD_START_RE.match(nxt) or nxt[:4] == line[:4] or (nxt[:1] == " " and line[-1:] == " "):
+        return False
+    return strip_prefixes(nxt) == nxt.strip()
+
+
+def _joined(lines: Sequence[str], breaks: set[int], glue: str) -> list[str]:
+    out: list[str] = []
+    joining = False
+    for index, line in enumerate(lines):
+        if joining:
+            out[-1] += glue + line if glue and not out[-1].endswith(" ") else line
+        else:
+            out.append(line)
+        joining = index in breaks
+    return out
