@@ -246,7 +246,9 @@ def _unwrapped(lines: Sequence[str]) -> Sequence[str]:
         n = len(lines[i])
         if (n == width or n + 1 + len(lines[i + 1].split(" ", 1)[0]) > width) and _goes_on(lines, i):
             (cut if n == width else before_a_word).append(i)
-    if not before_a_word and len(cut) < 3:
+    # a line that goes on with one space first was broken where no renderer breaks: at the width, by a terminal
+    terminal = any(lines[i + 1][:1] == " " and lines[i + 1][1:2] != " " for i in cut)
+    if not before_a_word and len(cut) < 3 and not terminal:
         return lines  # two lines that fill the width: a terminal's or a renderer's break, no telling which
     breaks, glue = (cut, "") if len(cut) >= len(before_a_word) else (cut + before_a_word, " ")
     if len({lines[i] for i in breaks}) < 2:
