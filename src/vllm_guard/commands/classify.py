@@ -3,6 +3,8 @@
 Each FILE is a plain-text log (``journalctl -o cat``, ``docker logs``, a paste from an issue; any
 line prefix) or a structured export, one JSON record a line (``journalctl -o json``, docker's json-file
 logs, a log shipper's records: the text of their message field is read); ``-`` reads standard input.
+A log copied from a web page or a forum reads as the process printed it, and lines a terminal or an editor broke
+at its width are joined again (``core/logline.py``, ``as_printed``).
 With ``--json``, one object per file per line::
 
     {"schema": 1, "file": "vllm.log", "kind": "kv_cache_insufficient", "phase": "profile",
