@@ -1378,6 +1378,18 @@ def test_an_oom_allocating_a_sized_kv_cache_beside_other_processes_is_memory_the
     assert "below 0.00" not in classify(_kv_allocation_oom(KV_ALLOC_OOM)).hint
 
 
+def test_v0s_older_graph_capture_wording_places_an_oom() -> None:
+    # vLLM 0.2.5-0.6.3 (vllm/worker/model_runner.py, capture_model) logged "Capturing the model for CUDA graphs.";
+    # another Ray worker's line after the OOM places it (https://github.com/QwenLM/Qwen/issues/819)
+    lines = [
+        "RuntimeError: CUDA error: out of memory",
+        "(RayWorkerVllm pid=74362) INFO 12-18 21:44:36 model_runner.py:394] Capturing the model for CUDA graphs. This"
+        " may lead to unexpected consequences if the model is not static.",
+    ]
+    failure = classify(lines)
+    assert (failure.kind, failure.phase) == (K.CUDA_OOM_PROFILE, Phase.PROFILE)
+
+
 def test_a_notebooks_traceback_header_names_the_exception() -> None:
     # IPython prints "NameError    Traceback (most recent call last)" and the frames after it; a paste may stop there
     lines = [

@@ -1944,6 +1944,11 @@ MILESTONES: tuple[Milestone, ...] = (
     ),
     Milestone("Capturing CUDA graph", Phase.PROFILE, _vllm("vllm/worker/model_runner.py", "capture_model", "0.4.0-")),
     Milestone(
+        "Capturing the model for CUDA graphs",
+        Phase.PROFILE,
+        _vllm("vllm/worker/model_runner.py", "capture_model", "0.2.5-0.6.3"),
+    ),
+    Milestone(
         "Capturing cudagraphs", Phase.PROFILE, _vllm("vllm/v1/worker/gpu_model_runner.py", "capture_model", "0.9.0-")
     ),
     Milestone(
