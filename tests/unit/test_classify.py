@@ -1378,6 +1378,36 @@ def test_an_oom_allocating_a_sized_kv_cache_beside_other_processes_is_memory_the
     assert "below 0.00" not in classify(_kv_allocation_oom(KV_ALLOC_OOM)).hint
 
 
+@pytest.mark.parametrize(
+    ("frames", "kind"),
+    [
+        # the dtype check raises only "Bfloat16 is only supported on GPUs with compute capability of at least 8.0"
+        (
+            [
+                '  File "/usr/lib/python3/site-packages/vllm/worker/worker.py", line 71, in init_model',
+                "    _check_if_gpu_supports_dtype(self.model_config.dtype)",
+                '  File "/usr/lib/python3/site-packages/vllm/worker/worker.py", line 231, in _check_if_gpu_supports_dtype',
+            ],
+            K.BAD_ARGUMENTS,
+        ),
+        # vLLM's NCCL binding raises "NCCL error: ..." for the call that failed
+        (
+            [
+                '  File "/x/vllm/distributed/device_communicators/pynccl.py", line 99, in __init__',
+                "    self.comm: ncclComm_t = self.nccl.ncclCommInitRank(",
+                '  File "/x/vllm/distributed/device_communicators/pynccl_wrapper.py", line 244, in ncclCommInitRank',
+                '    self.NCCL_CHECK(self._funcs["ncclCommInitRank"](ctypes.byref(comm),',
+            ],
+            K.DISTRIBUTED_ERROR,
+        ),
+    ],
+    ids=["dtype-check", "pynccl"],
+)
+def test_a_traceback_cut_in_a_function_that_raises_one_kind(frames: list[str], kind: FailureKind) -> None:
+    # the paste stops before the exception line (a search excerpt, a truncated issue body)
+    assert classify(["Traceback (most recent call last):", *frames]).kind is kind
+
+
 def test_v0s_older_graph_capture_wording_places_an_oom() -> None:
     # vLLM 0.2.5-0.6.3 (vllm/worker/model_runner.py, capture_model) logged "Capturing the model for CUDA graphs.";
     # another Ray worker's line after the OOM places it (https://github.com/QwenLM/Qwen/issues/819)

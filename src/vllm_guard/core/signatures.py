@@ -2181,6 +2181,26 @@ FRAME_KINDS: tuple[FrameKind, ...] = (
         "validate_parsed_serve_args",
         "validate_chat_template",
     ),
+    # the check of the model's dtype against the GPU (bfloat16 below compute capability 8.0, an Arc A770's bfloat16):
+    # it raises nothing but that ValueError
+    *_frame_kinds(
+        K.BAD_ARGUMENTS,
+        _vllm("vllm/worker/worker.py", "_check_if_gpu_supports_dtype", "0.2.0-0.10.2"),
+        "_check_if_gpu_supports_dtype",
+    ),
+    *_frame_kinds(
+        K.BAD_ARGUMENTS,
+        _vllm("vllm/platforms/cuda.py, vllm/platforms/xpu.py", "check_if_supports_dtype", "0.8.0-"),
+        "check_if_supports_dtype",
+    ),
+    # vLLM's own NCCL binding: NCCL_CHECK raises the "NCCL error: ..." of any call that failed
+    *_frame_kinds(
+        K.DISTRIBUTED_ERROR,
+        _vllm("vllm/distributed/device_communicators/pynccl_wrapper.py", "NCCLLibrary", "0.4.1-"),
+        "NCCL_CHECK",
+        "ncclCommInitRank",
+        "ncclGetUniqueId",
+    ),
     *_frame_kinds(
         K.DISTRIBUTED_ERROR,
         _vllm(
