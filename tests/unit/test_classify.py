@@ -252,6 +252,11 @@ PREFIXES = [
     pytest.param("2026-11-30T05:00:00.123456789Z stderr F ", id="cri"),
     pytest.param("2026-11-30T05:00:00.123456789Z stdout F (EngineCore_DP0 pid=7) ", id="cri-stacked"),
     pytest.param("4:47PM DBG GRPC(qwen-127.0.0.1:38441): stderr ", id="localai-backend"),
+    # a console or an export that names the zone; a syslog collector's record (RFC 5424, RFC 3164)
+    pytest.param("2026-11-30 05:00:00.123 UTC ", id="time-utc"),
+    pytest.param("<14>1 2026-11-30T05:00:00.123Z gpu-host vllm 4242 - - ", id="syslog-rfc5424"),
+    pytest.param("<14>Nov 30 05:00:00 gpu-host vllm[4242]: ", id="syslog-rfc3164"),
+    pytest.param("    42\t", id="cat-n"),
     pytest.param("ERROR:root:", id="python-logging-basic"),
     pytest.param("2026-11-30 05:00:00,123 - supervisor - ERROR - ", id="python-logging-cookbook"),
     # a paste quoted in a reply, or indented as a Markdown code block

@@ -8,6 +8,9 @@ ANSI colour codes are dropped first, also where a paste lost their ESC ("[36m(pi
 handled, outermost first (each may or may not be there)::
 
     2024-05-01T10:00:00.123456789Z                     kubectl logs --timestamps, docker logs -t
+    2024-05-01 10:00:00.123 UTC                        a console or an export that names the zone
+    <14>1 2024-05-01T10:00:00Z host vllm 42 - -        a syslog collector (RFC 5424; "<14>" alone before RFC 3164)
+         42<TAB>                                     cat -n's line number
     Nov 30 05:00:00 host python3[123]:                 journalctl -o short (and short-precise)
     2024-05-01T10:00:00+0000 host python3[123]:        journalctl -o short-iso (and short-iso-precise)
     Mon 2024-05-01 10:00:00 UTC host python3[123]:     journalctl -o short-full
@@ -52,7 +55,10 @@ _PREFIXES = (
     # with a numeric offset, goes on with "host ident[pid]: " (after kubectl's "Z" comes the message, which
     # may well read "Processed prompts: ...").
     r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?"
-    r"(?:[+-]\d\d:?\d\d\s+(?:(?:[^\s:]+ [\w.@/:-]+(?:\[\d+\])?|[\w.@/-]+\[\d+\]):(?: |$))?|Z?(?:\s+|$))",
+    r"(?:[+-]\d\d:?\d\d\s+(?:(?:[^\s:]+ [\w.@/:-]+(?:\[\d+\])?|[\w.@/-]+\[\d+\]):(?: |$))?|(?:Z| UTC| GMT)?(?:\s+|$))",
+    # a syslog record forwarded to a collector: its priority ("<14>"), and RFC 5424's version, time, host, app,
+    # process id, message id and structured data ("<14>1 2024-05-01T10:00:00Z gpu-host vllm 4242 - - ")
+    r"<\d{1,3}>(?:1 \S+ \S+ \S+ \S+ \S+ (?:-|\[[^\]]*\])+ )?",
     # (journalctl leaves the host out of an entry that has none: "Nov 30 05:00:00 ident[pid]: ")
     # journalctl -o short: "Nov 30 05:00:00 host ident[pid]: "; -o short-full: "Mon 2024-05-01 10:00:00 UTC host
     # ident[pid]: "; -o short-monotonic: "[  123.456789] host ident[pid]: "; -o short-unix: "1714557600.123456 host
@@ -70,6 +76,8 @@ _PREFIXES = (
     # a wrapper's Python logging: "ERROR:root:" (basicConfig's default), "- vllm - ERROR - " (after the time)
     r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.-]+:",
     r"- [\w.-]+ - (?:DEBUG|INFO|WARNING|ERROR|CRITICAL) - ",
+    # a line number and a tab (cat -n, an editor's copy with its numbers)
+    r"\d{1,7}\t",
     # a Markdown quote, "> " (nested: "> > ")
     r">+ ?",
     # docker compose: "service-1  | "
