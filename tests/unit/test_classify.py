@@ -379,6 +379,31 @@ def test_lines_of_one_length_are_not_taken_for_a_wrap() -> None:
     assert as_printed(same) is same  # the same line again and again is a log's own
 
 
+def test_a_prefix_no_table_knows_is_learnt_from_the_log() -> None:
+    printed = [
+        "INFO 05-12 10:00:00 [core.py:1] Loading weights took 8.1 GiB",
+        "Traceback (most recent call last):",
+        '  File "/x/vllm/v1/engine/core.py", line 144, in __init__',
+        "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored"
+        " in KV cache (1984). Try increasing `gpu_memory_utilization` or decreasing `max_model_len`.",
+    ]
+    for prefix in ("node-7 :: vllm >> ", "{n}: ", "[{n}.{n}] ", "│ "):
+        shown = [prefix.format(n=i + 1) + line for i, line in enumerate(printed)]
+        # what is left is the log, or the log behind prefixes the table knows (">> " is a Markdown quote's)
+        assert [strip_prefixes(line) for line in as_printed(shown)] == [strip_prefixes(line) for line in printed]
+    assert classify([f"12:00:0{i}.123 W0 " + line for i, line in enumerate(printed)]).kind is (K.KV_CACHE_INSUFFICIENT)
+    # what every line begins with that a log's lines begin with is the table's (vLLM's logger prefix), and a word
+    # before a colon is a message's own
+    own = [
+        "INFO 05-12 10:00:00 [core.py:1] a",
+        "INFO 05-12 10:00:01 [core.py:2] b",
+        "INFO 05-12 10:00:02 [core.py:3] c",
+    ]
+    assert as_printed(own) is own
+    words = ["ERROR: a", "ERROR: b", "ERROR: c"]
+    assert as_printed(words) is words
+
+
 def test_a_log_with_nothing_to_undo_is_the_same_object() -> None:
     lines = ["INFO 11-30 05:00:00 [core.py:1] ok", 'ValueError: "x" & y']
     assert as_printed(lines) is lines

@@ -26,6 +26,7 @@ from vllm_guard.core import signatures as sig
 from vllm_guard.core.classify import classify
 from vllm_guard.core.failure import Failure
 from vllm_guard.core.kinds import Confidence, FailureKind
+from vllm_guard.core.logline import _unwrapped
 
 pytestmark = pytest.mark.unit
 
@@ -205,6 +206,26 @@ def test_corpus_verdicts_survive_shipper_prefixes(prefix: str) -> None:
         plain = _verdict(case)
         shipped = classify([prefix + line for line in lines])
         if (shipped.kind, shipped.phase, dict(shipped.numbers)) != (plain.kind, plain.phase, dict(plain.numbers)):
+            changed.append(f"{case.name}: {plain.kind.value} -> {shipped.kind.value}")
+    assert not changed, changed
+
+
+# A prefix no table knows, before every line (a shipper's or a console's own): the verdict must not depend on it either.
+# A paste a terminal wrapped is left out: a shipper prefixes the lines a process wrote, before any terminal breaks them;
+# so is one of fewer than three lines, from which no prefix is learnt.
+UNKNOWN_PREFIXES = ["node-7 :: vllm >> ", "12:00:01.123 W0 ", "{n}: ", "{n} "]
+
+
+@pytest.mark.parametrize("prefix", UNKNOWN_PREFIXES)
+def test_corpus_verdicts_survive_a_prefix_no_table_knows(prefix: str) -> None:
+    changed = []
+    for case in CASES:
+        lines = lines_of(case.path)
+        if _unwrapped(lines) is not lines or sum(1 for line in lines if line.strip()) < 3:
+            continue
+        plain = _verdict(case)
+        shipped = classify([prefix.format(n=i + 1) + line for i, line in enumerate(lines)])
+        if (shipped.kind, shipped.phase) != (plain.kind, plain.phase):
             changed.append(f"{case.name}: {plain.kind.value} -> {shipped.kind.value}")
     assert not changed, changed
 

@@ -211,7 +211,7 @@ def as_printed(lines: Sequence[str]) -> Sequence[str]:
     seq: Sequence[str] = lines if out is None else out
     if _double_spaced(seq):
         seq = [line for line in seq if line.strip()]
-    return _unwrapped(seq)
+    return _unwrapped(_without_own_prefix(seq))
 
 
 def _double_spaced(lines: Sequence[str]) -> bool:
@@ -287,4 +287,62 @@ def _joined(lines: Sequence[str], breaks: set[int], glue: str) -> list[str]:
         else:
             out.append(line)
         joining = index in breaks
+    return out
+
+
+# A prefix of a kind the table above does not know, put before every line by whatever shipped the log ("node-7 ::
+# vllm >> ", "12:00:01.123 W0 ", an editor's line numbers): the same characters, or the same shape with other
+# numbers, before every line of text.
+_DIGIT_RUN_RE = re.compile(r"\d+")
+_PREFIX_SPAN = 64  # a shipper's prefix is shorter than this
+_SEPARATORS = " \t|:>]"
+_LABEL_RE = re.compile(r"[A-Za-z]+: ?")
+
+
+def _shape(line: str) -> str:
+    return _DIGIT_RUN_RE.sub("0", line[:_PREFIX_SPAN])
+
+
+def _shape_re(shape: str) -> re.Pattern[str]:
+    return re.compile("".join(r"\d+" if ch == "0" else re.escape(ch) for ch in shape))
+
+
+def _known_prefix_at(line: str, index: int) -> bool:
+    rest = line[index:]
+    return len(strip_prefixes(rest)) < len(rest.strip())
+
+
+def _without_own_prefix(lines: Sequence[str]) -> Sequence[str]:
+    texts = (line for line in lines if line.strip())  # read lazily: most logs show at once they have none
+    first = next(texts, "")
+    if not first or _known_prefix_at(first, 0):
+        return lines  # a prefix the table knows is left to it (vLLM's logger, a journal's, docker compose's)
+    common = _shape(first)
+    count = 1
+    for line in texts:
+        count += 1
+        shape = _shape(line)
+        n = 0
+        while n < len(common) and n < len(shape) and common[n] == shape[n]:
+            n += 1
+        common = common[:n]
+        if len(common) < 2:
+            return lines
+    ends = [k + 1 for k, ch in enumerate(common) if ch in _SEPARATORS and k >= 1]
+    if count < 3 or not ends:
+        return lines
+    cut = ends[-1]  # the prefix ends at a separator, never inside a word
+    for k in ends:  # up to where one the table knows begins ("│ " before "INFO 03-21 20:15:44 [worker.py:267] ")
+        m = _shape_re(common[:k]).match(first)
+        if m is not None and _known_prefix_at(first, m.end()):
+            cut = k
+            break
+    prefix = common[:cut]
+    if not prefix.strip() or _LABEL_RE.fullmatch(prefix):
+        return lines  # "ERROR: " before every line is a message's own word
+    rx = _shape_re(prefix)
+    out = []
+    for line in lines:
+        m = rx.match(line)
+        out.append(line[m.end() :] if m is not None else line)
     return out
