@@ -1438,6 +1438,23 @@ def test_a_traceback_cut_in_a_function_that_raises_one_kind(frames: list[str], k
     assert classify(["Traceback (most recent call last):", *frames]).kind is kind
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        # clap's errors (Rust's argument parser; vLLM's Rust frontend, 0.22), then "For more information, try '--help'."
+        "error: invalid value '{\"api_key\": [\"k\"]}' for '--args-json <JSON>': The following arguments are not"
+        " implemented in Rust frontend yet:",
+        "error: unexpected argument '--max-modle-len' found",
+        "error: the following required arguments were not provided:",
+        "error: a value is required for '--port <PORT>' but none was supplied",
+    ],
+)
+def test_a_rust_programs_argument_errors_are_bad_arguments(line: str) -> None:
+    assert classify(["(APIServer pid=1) INFO 06-01 21:35:56 [utils.py:370] Launching Rust frontend", line]).kind is (
+        K.BAD_ARGUMENTS
+    )
+
+
 def test_v0s_older_graph_capture_wording_places_an_oom() -> None:
     # vLLM 0.2.5-0.6.3 (vllm/worker/model_runner.py, capture_model) logged "Capturing the model for CUDA graphs.";
     # another Ray worker's line after the OOM places it (https://github.com/QwenLM/Qwen/issues/819)

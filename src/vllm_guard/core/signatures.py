@@ -615,6 +615,22 @@ SIGNATURES: tuple[Signature, ...] = (
         pattern=r": error: (?:unrecognized arguments|argument |the following arguments are required|invalid choice"
         r"|ambiguous option|unrecognized)",
     ),
+    # clap, the argument parser of Rust programs (vLLM's Rust frontend, vllm-rs, from 0.22): "error: <what>" on a line
+    # of its own, the usage after it, exit status 2 as argparse's
+    Signature(
+        "args-clap-error",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        (
+            "error: invalid value '",
+            "error: unexpected argument '",
+            "error: the following required arguments were not provided",
+            "error: a value is required for '",
+        ),
+        Source("clap (Rust)", "clap_builder/src/error/format.rs", "RichFormatter", "4.0-"),
+        pattern=r"^error: (?:invalid value '.*' for '-|unexpected argument '-|the following required arguments were"
+        r" not provided|a value is required for '-)",
+    ),
     # VLLM_PORT holds a URI, not a number: Kubernetes sets <SERVICE>_PORT=tcp://ip:port for every Service, and one
     # named "vllm" makes VLLM_PORT (vllm/envs.py: int(os.getenv("VLLM_PORT")) up to 0.7; get_vllm_port's own
     # message from 0.8). Any environment variable read as a number that holds tcp:// is that same injection.
