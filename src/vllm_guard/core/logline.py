@@ -241,31 +241,52 @@ _RECORD_START_RE = re.compile(
     r"|[\w.]+(?:Error|Exception|Warning|Interrupt|Exit)\b)"  # an exception
 )
 _MAX_WRAP_WIDTH = 512  # no terminal is wider
+_TRIMMED = 2  # the spaces a paste may trim from the end of a terminal's piece
 
 
 def _unwrapped(lines: Sequence[str]) -> Sequence[str]:
     width = max((len(line) for line in lines), default=0)
     if not _MIN_WRAP_WIDTH <= width <= _MAX_WRAP_WIDTH:
         return lines
-    # A terminal breaks a line at the width itself; a renderer or an editor before the word that would cross it.
-    cut: list[int] = []  # lines that fill the width and go on in the next
+    # A terminal breaks a line at the width itself (a paste may then trim the spaces a piece ended with); a renderer
+    # or an editor breaks it before the word that would cross the width.
+    cut: list[int] = []  # lines that reach the width, but for trimmed spaces, and go on in the next
     before_a_word: list[int] = []  # lines the next one's first word would have taken past the width
+    full = near = 0  # the lines that could be such pieces, whether or not the next line goes on
     for i in range(len(lines) - 1):
         n = len(lines[i])
-        if (n == width or n + 1 + len(lines[i + 1].split(" ", 1)[0]) > width) and _goes_on(lines, i):
-            (cut if n == width else before_a_word).append(i)
-    # a line that goes on with one space first was broken where no renderer breaks: at the width, by a terminal
-    terminal = any(lines[i + 1][:1] == " " and lines[i + 1][1:2] != " " for i in cut)
+        if n >= width - _TRIMMED:
+            full += 1
+            if _goes_on(lines, i):
+                cut.append(i)
+        elif 2 * n >= width and n + 1 + len(lines[i + 1].split(" ", 1)[0]) > width:
+            near += 1
+            if _goes_on(lines, i):
+                before_a_word.append(i)
+    # a piece that lost its trailing space, or a line that goes on with one space first, was broken where no renderer
+    # breaks: at the width, by a terminal
+    terminal = any(len(lines[i]) < width or lines[i + 1][:1] == " " != lines[i + 1][1:2] for i in cut)
     if not before_a_word and len(cut) < 3 and not terminal:
         return lines  # two lines that fill the width: a terminal's or a renderer's break, no telling which
-    breaks, glue = (cut, "") if len(cut) >= len(before_a_word) else (cut + before_a_word, " ")
+    hard = 2 * len(before_a_word) < len(cut)
+    breaks = cut if hard else cut + before_a_word
     if len({lines[i] for i in breaks}) < 2:
         return lines  # one line again and again: a log's own line repeated, not the pieces of longer ones
     # every line but the last goes on in the next: one message broken (two lines alone may as well be two
-    # messages); else most lines that fill the width must go on
-    if len(breaks) < len(lines) - 1 and 2 * len(cut) < sum(1 for line in lines[:-1] if len(line) == width):
+    # messages); else most of the lines that could be pieces must go on
+    if len(breaks) < len(lines) - 1 and 2 * len(breaks) < (full if hard else full + near):
         return lines
-    return _joined(lines, set(breaks), glue)
+    out: list[str] = []
+    joining = False
+    for index, line in enumerate(lines):
+        if not joining:
+            out.append(line)
+        elif hard:  # the spaces the paste trimmed back, if any
+            out[-1] += " " * (width - len(out[-1]) % width if len(out[-1]) % width else 0) + line
+        else:
+            out[-1] += line if out[-1].endswith(" ") else " " + line
+        joining = index in breaks
+    return out
 
 
 def _goes_on(lines: Sequence[str], index: int) -> bool:
@@ -276,18 +297,6 @@ def _goes_on(lines: Sequence[str], index: int) -> bool:
     if _RECORD_START_RE.match(nxt) or nxt[:4] == line[:4] or (nxt[:1] == " " and line[-1:] == " "):
         return False
     return strip_prefixes(nxt) == nxt.strip()
-
-
-def _joined(lines: Sequence[str], breaks: set[int], glue: str) -> list[str]:
-    out: list[str] = []
-    joining = False
-    for index, line in enumerate(lines):
-        if joining:
-            out[-1] += glue + line if glue and not out[-1].endswith(" ") else line
-        else:
-            out.append(line)
-        joining = index in breaks
-    return out
 
 
 # A prefix of a kind the table above does not know, put before every line by whatever shipped the log ("node-7 ::
