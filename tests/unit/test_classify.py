@@ -1455,6 +1455,44 @@ def test_a_rust_programs_argument_errors_are_bad_arguments(line: str) -> None:
     )
 
 
+def test_ipythons_numbered_source_lines_are_code_not_the_log() -> None:
+    # transformers' tokenizer loader, as a notebook shows it: the string in the code around the frame is not a failure
+    lines = [
+        "OSError                                   Traceback (most recent call last)",
+        "File ~/env/lib/python3.10/site-packages/vllm/transformers_utils/tokenizer.py:78, in get_tokenizer(name)",
+        "     76 except ValueError as e:",
+        '     81     or "requires you to execute the tokenizer file" in str(e))):',
+        "---> 82     raise e",
+        "OSError: Can't load tokenizer for '../Model/merged'. Make sure that '../Model/merged' is the correct path to a"
+        " directory containing all relevant files for a LlamaTokenizerFast tokenizer.",
+    ]
+    assert classify(lines).kind is K.MODEL_LOAD_ERROR
+
+
+def test_sleep_modes_memory_pool_under_expandable_segments_is_a_setting_to_change() -> None:
+    # vllm/device_allocator/cumem.py (CuMemAllocator.__init__) asserts it; a launcher may wrap it in its own MemoryError
+    lines = [
+        "AssertionError: Expandable segments are not compatible with memory pool. Please track"
+        " https://github.com/pytorch/pytorch/issues/147851 for the latest updates.",
+        "MemoryError: Unsloth: Your GPU ran out of memory loading vLLM with standby mode enabled.",
+    ]
+    failure = classify(lines)
+    assert failure.kind is K.BAD_ARGUMENTS
+    assert "expandable_segments" in failure.hint
+
+
+def test_pytorch_2_1s_capacty_names_the_gpu_held_by_others_in_a_notebook() -> None:
+    # PyTorch 2.1 wrote "total capacty"; IPython names the exception in a header before the frames
+    lines = [
+        "OutOfMemoryError                          Traceback (most recent call last)",
+        "File ~/env/lib/python3.10/site-packages/vllm/model_executor/model_loader.py:86, in get_model(model_config)",
+        "OutOfMemoryError: CUDA out of memory. Tried to allocate 224.00 MiB. GPU 0 has a total capacty of 21.99 GiB of"
+        " which 198.12 MiB is free. Process 2770 has 17.75 GiB memory in use. Including non-PyTorch memory, this"
+        " process has 4.03 GiB memory in use.",
+    ]
+    assert classify(lines).kind is K.VRAM_HELD
+
+
 def test_v0s_older_graph_capture_wording_places_an_oom() -> None:
     # vLLM 0.2.5-0.6.3 (vllm/worker/model_runner.py, capture_model) logged "Capturing the model for CUDA graphs.";
     # another Ray worker's line after the OOM places it (https://github.com/QwenLM/Qwen/issues/819)

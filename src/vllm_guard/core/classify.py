@@ -749,6 +749,9 @@ _QUIET_RE = re.compile(r"(?:^|[\s)\]])(?:INFO|DEBUG)" + _LOGGER_DATE)
 # exception first, in the header of the traceback it prints for a cell: "UnboundLocalError    Traceback (most recent
 # call last)".
 _TRACEBACK_HEADER = "Traceback (most recent call last)"
+# IPython (a notebook) prints the source around each frame, numbered, the failing line marked: "     81     or ...",
+# "---> 64         torch.empty(kv_cache_shape,"; its strings are not the log's
+_IPYTHON_CODE_RE = re.compile(r"(?:-*> ?| *)\d{1,6}(?: |$)")
 _EXC_LINE_RE = re.compile(
     r"^(?:[\w.]+\.)?(?:[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failed)|Exception|OutOfResources|BrokenProcessPool"
     r"|TimeoutExpired)"
@@ -859,6 +862,8 @@ def _scan(lines: Sequence[str]) -> _Scan:
             if in_traceback and last_frame is not None:  # a new traceback: the one before was cut
                 scan.cut_tracebacks.append(last_frame)
             in_traceback, last_frame = True, None
+        elif in_traceback and _IPYTHON_CODE_RE.match(line):
+            continue  # IPython's numbered lines of source around a frame: code, whatever its strings say
         # systemd's own SIGKILL (a stop that timed out) is not an OOM kill; but "Killing process N" after the
         # main process exited is KillMode=mixed cleaning up leftovers of a start that already failed
         if "Kill" in line and ("timed out. Killing" in line or ("Killing process" in line and not main_exited)):
@@ -1213,8 +1218,9 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
         at = _traceback_end(lines, min(max(first.index, 0), len(lines) - 1))
         phase, basis = _oom_phase(lines, at, scan.starts)
         kind = _OOM_KIND_BY_PHASE[phase]
-        # the allocator's message may be another hit than the first (IPython names the exception in a header first)
-        told = next((h for h in verdicts if h.rule.signature.oom and "capacity" in h.text), first)
+        # the allocator's message may be another hit than the first (IPython names the exception in a header first);
+        # PyTorch 2.1 wrote "total capacty"
+        told = next((h for h in verdicts if h.rule.signature.oom and "capac" in h.text), first)
         frames = _traceback_frames(lines, _traceback_end(lines, min(max(told.index, 0), len(lines) - 1)))
         if _others_hold_the_gpu(told.text) or (phase is Phase.PROFILE and _others_took_the_kv_cache(told.text, frames)):
             kind, basis = K.VRAM_HELD, Basis.MESSAGE  # what ran out was taken before vLLM asked for it

@@ -615,6 +615,18 @@ SIGNATURES: tuple[Signature, ...] = (
         pattern=r": error: (?:unrecognized arguments|argument |the following arguments are required|invalid choice"
         r"|ambiguous option|unrecognized)",
     ),
+    # sleep mode's allocator under PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (vllm/device_allocator/cumem.py,
+    # CuMemAllocator.__init__; vllm-ascend's camem.py; a launcher's own "standby" wording of the same check)
+    Signature(
+        "args-expandable-segments-with-memory-pool",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        ("xpandable segments",),
+        _vllm("vllm/device_allocator/cumem.py", "CuMemAllocator.__init__", "0.7.3-"),
+        pattern=r"Expandable segments are not compatible with memory pool|not supported with expandable segments",
+        hint="sleep mode allocates from a memory pool that PyTorch's expandable segments break: remove "
+        "expandable_segments:True from PYTORCH_CUDA_ALLOC_CONF (or PYTORCH_NPU_ALLOC_CONF), or turn sleep mode off",
+    ),
     # clap, the argument parser of Rust programs (vLLM's Rust frontend, vllm-rs, from 0.22): "error: <what>" on a line
     # of its own, the usage after it, exit status 2 as argparse's
     Signature(
