@@ -800,6 +800,7 @@ def _scan(lines: Sequence[str]) -> _Scan:
     gate = tables.gate.search
     info = _INFO_RE.search
     last_frame: int | None = None
+    ipython = False  # the traceback being read is IPython's (a notebook's)
     quiet = _QUIET_RE.search
     access = _ACCESS_LOG_RE.search
     markers = _MARKER_RE.search
@@ -862,7 +863,8 @@ def _scan(lines: Sequence[str]) -> _Scan:
             if in_traceback and last_frame is not None:  # a new traceback: the one before was cut
                 scan.cut_tracebacks.append(last_frame)
             in_traceback, last_frame = True, None
-        elif in_traceback and _IPYTHON_CODE_RE.match(line):
+            ipython = not line.lstrip().startswith(_TRACEBACK)  # IPython's header names the exception first
+        elif ipython and in_traceback and _IPYTHON_CODE_RE.match(line):
             continue  # IPython's numbered lines of source around a frame: code, whatever its strings say
         # systemd's own SIGKILL (a stop that timed out) is not an OOM kill; but "Killing process N" after the
         # main process exited is KillMode=mixed cleaning up leftovers of a start that already failed
