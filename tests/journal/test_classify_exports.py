@@ -29,11 +29,14 @@ FORMATS = ("short", "short-full", "short-iso-precise", "short-monotonic", "short
 
 
 def _sample() -> list[tuple[str, list[str]]]:
-    """The first two files of each kind whose lines the export format can carry (no NUL, no lone CR)."""
+    """The first two files of each kind whose lines the export format can carry (no NUL, no lone CR, none over the
+    4096 bytes journalctl -o json prints in full without --all)."""
     by_kind: dict[str, list[tuple[str, list[str]]]] = defaultdict(list)
     for case in load():
         lines = [line for line in case.path.read_text(errors="replace").splitlines() if not line.startswith("# ")]
-        if any("\x00" in line or "\r" in line for line in lines) or len(by_kind[case.kind.value]) >= 2:
+        if any("\x00" in line or "\r" in line or len(line.encode()) > 4096 for line in lines) or (
+            len(by_kind[case.kind.value]) >= 2
+        ):
             continue
         by_kind[case.kind.value].append((case.name, lines))
     return [item for items in by_kind.values() for item in items]

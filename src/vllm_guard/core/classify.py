@@ -864,7 +864,7 @@ def _scan(lines: Sequence[str]) -> _Scan:
                 scan.cut_tracebacks.append(last_frame)
             in_traceback, last_frame = True, None
             ipython = not line.lstrip().startswith(_TRACEBACK)  # IPython's header names the exception first
-        elif ipython and in_traceback and _IPYTHON_CODE_RE.match(line):
+        elif ipython and in_traceback and _IPYTHON_CODE_RE.match(strip_prefixes(line)):
             continue  # IPython's numbered lines of source around a frame: code, whatever its strings say
         # systemd's own SIGKILL (a stop that timed out) is not an OOM kill; but "Killing process N" after the
         # main process exited is KillMode=mixed cleaning up leftovers of a start that already failed

@@ -294,7 +294,12 @@ def _goes_on(lines: Sequence[str], index: int) -> bool:
     does not begin as log lines begin (a level, a time, a traceback's parts, any prefix this module strips), nor
     as the line before it began (a prefix of a kind it does not know, repeated)."""
     line, nxt = lines[index], lines[index + 1]
-    if _RECORD_START_RE.match(nxt) or nxt[:4] == line[:4] or (nxt[:1] == " " and line[-1:] == " "):
+    if _RECORD_START_RE.match(nxt) or (nxt[:1] == " " and line[-1:] == " "):
+        return False
+    # the same start as the line before: a prefix of the log's own ("<font ...>", "- **"); words that merely
+    # begin alike are not one
+    same = 8 if nxt[:1].isalnum() else 3
+    if len(nxt) >= same and nxt[:same] == line[:same]:
         return False
     return strip_prefixes(nxt) == nxt.strip()
 
