@@ -1493,6 +1493,21 @@ def test_pytorch_2_1s_capacty_names_the_gpu_held_by_others_in_a_notebook() -> No
     assert classify(lines).kind is K.VRAM_HELD
 
 
+def test_an_oom_moving_a_built_model_to_the_device_is_a_load_oom() -> None:
+    # torch.nn.Module.to (and .cuda(), .half()) go through Module._apply: a launcher that builds the model on the CPU
+    # and then moves it (https://github.com/intel/ipex-llm/issues/12584, the XPU's older message)
+    lines = [
+        '  File "/usr/local/lib/python3.11/dist-packages/torch/nn/modules/module.py", line 810, in _apply',
+        "    module._apply(fn)",
+        '  File "/usr/local/lib/python3.11/dist-packages/torch/nn/modules/module.py", line 1158, in convert',
+        "    return t.to(device, dtype if t.is_floating_point() or t.is_complex() else None, non_blocking)",
+        "RuntimeError: XPU out of memory. Tried to allocate 1.02 GiB (GPU 0; 15.56 GiB total capacity; 0 bytes already"
+        " allocated; 0 bytes reserved in total by PyTorch)",
+    ]
+    failure = classify(lines)
+    assert (failure.kind, failure.phase) == (K.CUDA_OOM_LOAD, Phase.LOAD)
+
+
 def test_v0s_older_graph_capture_wording_places_an_oom() -> None:
     # vLLM 0.2.5-0.6.3 (vllm/worker/model_runner.py, capture_model) logged "Capturing the model for CUDA graphs.";
     # another Ray worker's line after the OOM places it (https://github.com/QwenLM/Qwen/issues/819)

@@ -478,6 +478,7 @@ _WORD_RE = re.compile(r"\w+")
 
 MODEL_INIT_FRAME = "model_executor.__init__"  # signatures.FRAMES: a module of vLLM's model being built
 MODEL_CLASS_FRAME = "model_executor.models.__init__"  # signatures.FRAMES, FRAME_KINDS: a model class being built
+MODULE_TO_FRAME = "torch.nn.Module._apply"  # signatures.FRAMES: a built module's parameters moved to the device
 WARMUP_FRAME = "model_executor.warmup"  # signatures.FRAMES: any function of vLLM's kernel warm-up package
 
 
@@ -508,6 +509,8 @@ def _frame_function(m: re.Match[str], line: str, lines: Sequence[str], index: in
         return MODEL_INIT_FRAME
     if "/vllm/model_executor/warmup/" in line:
         return WARMUP_FRAME
+    if name == "_apply" and "/torch/nn/modules/module.py" in line:
+        return MODULE_TO_FRAME
     return name
 
 

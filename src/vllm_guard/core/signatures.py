@@ -1815,6 +1815,13 @@ FRAMES: tuple[Frame, ...] = (
         "model_executor.__init__",
         "model_executor.models.__init__",
     ),
+    # a built model's parameters moved onto the device (torch/nn/modules/module.py: Module.to, .cuda(), .half() all
+    # go through _apply): a launcher that builds the model on the CPU and then moves it, or a quantizer's conversion
+    *_frames(
+        Phase.LOAD,
+        Source("pytorch", "torch/nn/modules/module.py", "Module._apply", "all"),
+        "torch.nn.Module._apply",
+    ),
     *_frames(
         Phase.SERVE,
         _vllm(
