@@ -202,25 +202,43 @@ def _oom_numbers(text: str) -> Numbers:
     return out
 
 
-def _others_hold_the_gpu(text: str) -> bool:
-    """Whether a device OOM's own message shows other processes holding the GPU (PyTorch's allocator,
-    c10/cuda/CUDACachingAllocator.cpp: NVML's processes on the device, "Process N has X memory in use" for each
-    other process and "this process has U" for the one whose pid is its own; in a container whose pids NVML does not
-    share, the process itself is a "Process N" and no "this process" line is printed, so none is taken as another).
-    NVML lists only the processes it can see: one in another container is missing from the list, but its memory is
-    still gone from the total (total - free - what this process holds), so that sum counts as well.
-    Held by others: they hold at least half the GPU and at least twice what the failing process holds, so the
-    share vLLM asked for was never there to take."""
+@dataclass(frozen=True)
+class _GpuUse:
+    """What a device OOM's message says of the GPU (PyTorch's allocator, c10/cuda/CUDACachingAllocator.cpp): its
+    total and free memory, what "this process has U" names, and each "Process N has X memory in use" (NVML's processes
+    on the device; in a container whose pids NVML does not share, the failing process itself is one of them and no
+    "this process" line is printed)."""
+
+    total: float
+    free: float
+    mine: float | None
+    listed: list[float]
+
+
+def _gpu_use(text: str) -> _GpuUse | None:
     cap = _CAPACITY_RE.search(text) or _CAPACITY_OLD_RE.search(text)
+    if cap is None:
+        return None
     own = _SELF_HAS_RE.search(text)
-    if cap is None or own is None:
+    return _GpuUse(
+        total=_to_gib(cap.group(1), cap.group(2)),
+        free=_to_gib(cap.group(3), cap.group(4)),
+        mine=None if own is None else _to_gib(own.group(1), own.group(2)),
+        listed=[_to_gib(m.group(1), m.group(2)) for m in _OTHER_HAS_RE.finditer(text)],
+    )
+
+
+def _others_hold_the_gpu(text: str) -> bool:
+    """Whether a device OOM's own message shows other processes holding the GPU (see ``_GpuUse``; without a "this
+    process" line none is taken as another). NVML lists only the processes it can see: one in another container is
+    missing from the list, but its memory is still gone from the total (total - free - what this process holds), so
+    that sum counts as well. Held by others: they hold at least half the GPU and at least twice what the failing
+    process holds, so the share vLLM asked for was never there to take."""
+    use = _gpu_use(text)
+    if use is None or use.mine is None:
         return False
-    total = _to_gib(cap.group(1), cap.group(2))
-    free = _to_gib(cap.group(3), cap.group(4))
-    mine = _to_gib(own.group(1), own.group(2))
-    listed = sum(_to_gib(m.group(1), m.group(2)) for m in _OTHER_HAS_RE.finditer(text))
-    others = max(listed, total - free - mine)
-    return total > 0 and others >= 0.5 * total and mine <= 0.5 * others
+    others = max(sum(use.listed), use.total - use.free - use.mine)
+    return use.total > 0 and others >= 0.5 * use.total and use.mine <= 0.5 * others
 
 
 # The functions that allocate the KV cache itself, after its size was set (V0's CacheEngine, V1's runner).
@@ -246,19 +264,11 @@ def _others_took_the_kv_cache(text: str, frames: Sequence[str]) -> bool:
     "this process has U" names; where no line does (a container's own pids), the largest listed."""
     if not _KV_ALLOCATION_FRAMES.intersection(frames):
         return False
-    cap = _CAPACITY_RE.search(text) or _CAPACITY_OLD_RE.search(text)
-    if cap is None:
+    use = _gpu_use(text)
+    if use is None or (use.mine is None and not use.listed):
         return False
-    total = _to_gib(cap.group(1), cap.group(2))
-    listed = [_to_gib(m.group(1), m.group(2)) for m in _OTHER_HAS_RE.finditer(text)]
-    own = _SELF_HAS_RE.search(text)
-    if own is not None:
-        others = sum(listed)
-    elif listed:
-        others = sum(listed) - max(listed)
-    else:
-        return False
-    return total > 0 and others >= _HEADROOM_AT_DEFAULT_UTIL * total
+    others = sum(use.listed) - (max(use.listed) if use.mine is None else 0)
+    return use.total > 0 and others >= _HEADROOM_AT_DEFAULT_UTIL * use.total
 
 
 def _host_numbers(text: str) -> Numbers:
@@ -751,14 +761,13 @@ _QUIET_RE = re.compile(r"(?:^|[\s)\]])(?:INFO|DEBUG)" + _LOGGER_DATE)
 # concurrent.futures' BrokenProcessPool and subprocess's TimeoutExpired do not. IPython (a notebook) names the
 # exception first, in the header of the traceback it prints for a cell: "UnboundLocalError    Traceback (most recent
 # call last)".
-_TRACEBACK_HEADER = "Traceback (most recent call last)"
 # IPython (a notebook) prints the source around each frame, numbered, the failing line marked: "     81     or ...",
 # "---> 64         torch.empty(kv_cache_shape,"; its strings are not the log's
 _IPYTHON_CODE_RE = re.compile(r"(?:-*> ?| *)\d{1,6}(?: |$)")
 _EXC_LINE_RE = re.compile(
     r"^(?:[\w.]+\.)?(?:[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failed)|Exception|OutOfResources|BrokenProcessPool"
     r"|TimeoutExpired)"
-    r"\b(?::|$|\s{2,}Traceback \(most recent call last\)$)"
+    r"\b(?::|$|\s{2,}" + re.escape(_TRACEBACK) + "$)"
 )
 
 # exceptions that end a traceback without a failure: a deliberate exit, a cancelled task on the way out
@@ -1112,9 +1121,11 @@ def _port_from_args(lines: Sequence[str], index: int) -> int | None:
 
 
 def _traceback_end(lines: Sequence[str], index: int) -> int:
-    """The line a traceback ends at, for an exception named at ``lines[index]``: that line, but for IPython's header
-    (the frames follow it), the exception line after them or, where the paste was cut, its last line."""
-    if not lines[index].rstrip().endswith(_TRACEBACK_HEADER):
+    """The line a traceback ends at, for an exception named at ``lines[index]`` (an index out of the lines is taken
+    as the nearest line): that line, but for IPython's header (the frames follow it), the exception line after them
+    or, where the paste was cut, its last line."""
+    index = min(max(index, 0), len(lines) - 1)
+    if not lines[index].rstrip().endswith(_TRACEBACK):
         return index
     last = min(len(lines), index + _PHASE_LOOKBACK) - 1
     for i in range(index + 1, last + 1):
@@ -1220,14 +1231,15 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
 
     phase = signature.phase or Phase.UNKNOWN
     if signature.oom and lines:
-        at = _traceback_end(lines, min(max(first.index, 0), len(lines) - 1))
-        phase, basis = _oom_phase(lines, at, scan.starts)
+        phase, basis = _oom_phase(lines, _traceback_end(lines, first.index), scan.starts)
         kind = _OOM_KIND_BY_PHASE[phase]
         # the allocator's message may be another hit than the first (IPython names the exception in a header first);
         # PyTorch 2.1 wrote "total capacty"
         told = next((h for h in verdicts if h.rule.signature.oom and "capac" in h.text), first)
-        frames = _traceback_frames(lines, _traceback_end(lines, min(max(told.index, 0), len(lines) - 1)))
-        if _others_hold_the_gpu(told.text) or (phase is Phase.PROFILE and _others_took_the_kv_cache(told.text, frames)):
+        if _others_hold_the_gpu(told.text) or (
+            phase is Phase.PROFILE
+            and _others_took_the_kv_cache(told.text, _traceback_frames(lines, _traceback_end(lines, told.index)))
+        ):
             kind, basis = K.VRAM_HELD, Basis.MESSAGE  # what ran out was taken before vLLM asked for it
 
     # a clue that names the kind of a bare verdict: a tiny /dev/shm behind a crash that says nothing else

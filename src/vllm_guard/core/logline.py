@@ -281,8 +281,8 @@ def _unwrapped(lines: Sequence[str]) -> Sequence[str]:
     for index, line in enumerate(lines):
         if not joining:
             out.append(line)
-        elif hard:  # the spaces the paste trimmed back, if any
-            out[-1] += " " * (width - len(out[-1]) % width if len(out[-1]) % width else 0) + line
+        elif hard:  # the spaces the paste trimmed back, if any: up to the next multiple of the width
+            out[-1] += " " * (-len(out[-1]) % width) + line
         else:
             out[-1] += line if out[-1].endswith(" ") else " " + line
         joining = index in breaks
@@ -301,7 +301,7 @@ def _goes_on(lines: Sequence[str], index: int) -> bool:
     same = 8 if nxt[:1].isalnum() else 3
     if len(nxt) >= same and nxt[:same] == line[:same]:
         return False
-    return strip_prefixes(nxt) == nxt.strip()
+    return not _known_prefix_at(nxt, 0)
 
 
 # A prefix of a kind the table above does not know, put before every line by whatever shipped the log ("node-7 ::
