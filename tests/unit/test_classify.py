@@ -1026,6 +1026,26 @@ def test_an_oom_whose_message_shows_the_gpu_held_by_others(line: str, kind: Fail
     assert classify([line]).kind is kind
 
 
+# SYNTHETIC, in PyTorch's allocator wording before 2.1 (no process named; what its allocator reserved instead)
+def _old_oom(reserved: str) -> str:
+    return (
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 23.69 GiB total capacity;"
+        f" 1.02 GiB already allocated; 20.81 MiB free; {reserved} reserved in total by PyTorch) If reserved memory is"
+        " >> allocated memory try setting max_split_size_mb to avoid fragmentation."
+    )
+
+
+@pytest.mark.parametrize(
+    ("reserved", "kind"),
+    [("1.30 GiB", K.VRAM_HELD), ("22.30 GiB", K.CUDA_OOM_RUNTIME), ("10.00 GiB", K.CUDA_OOM_RUNTIME)],
+    ids=["others-hold-most", "its-own-use", "others-under-half"],
+)
+def test_an_older_torchs_oom_reads_the_held_memory_from_what_its_allocator_reserved(
+    reserved: str, kind: FailureKind
+) -> None:
+    assert classify([_old_oom(reserved)]).kind is kind
+
+
 def test_a_module_being_built_places_an_oom_in_loading() -> None:
     # a traceback cut above vLLM's load_model: the innermost frames are a layer's constructor allocating its weight
     lines = [
@@ -1540,6 +1560,25 @@ def test_a_notebooks_traceback_header_names_the_exception() -> None:
         "OutOfMemoryError: CUDA out of memory. Tried to allocate 642.00 MiB. GPU",
     ]
     assert classify(oom).phase is Phase.PROFILE
+
+
+def test_a_ray_tasks_exception_line_is_a_failure_whichever_memory_it_names() -> None:
+    # Ray re-raises a remote task's exception as "RayTaskError(<its class>)"; an OutOfMemoryError there is
+    # PyTorch's (device) or Ray's memory monitor's (host): the line alone says neither
+    head = "ray.exceptions.RayTaskError(OutOfMemoryError): ray::WorkerDict.actor_rollout_update_weights() (pid=4862)"
+    alone = classify([head])
+    assert (alone.kind, alone.confidence) == (K.UNKNOWN_FAILURE, Confidence.LOW)
+    device = classify([head, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 742.00 MiB."])
+    assert device.kind in (K.CUDA_OOM_LOAD, K.CUDA_OOM_PROFILE, K.CUDA_OOM_RUNTIME)
+    host = classify(
+        [
+            head.replace("RayTaskError(OutOfMemoryError)", "OutOfMemoryError").split(" ray::")[0]
+            + " Task was killed due to the node running low on memory."
+        ]
+    )
+    assert host.kind is K.HOST_OOM_KILLED
+    other = classify(["ray.exceptions.RayTaskError(ValueError): ray::RayWorkerWrapper.execute_method() (pid=1)"])
+    assert other.kind is K.UNKNOWN_FAILURE
 
 
 def test_a_cuda_error_in_the_custom_all_reduce_is_a_distributed_error() -> None:

@@ -149,6 +149,10 @@ _PORT_RE = re.compile(
     r"|\bport\[(\d{1,5})\]"  # HCCL: listen on ip[192.2.2.195] and specific port[16666] fail
 )
 _SELF_HAS_RE = re.compile(r"this process has " + _SIZE + r" memory in use")
+# PyTorch before 2.1 named no process: "(GPU 0; 23.69 GiB total capacity; 1.02 GiB already allocated; 20.81 MiB free;
+# 1.30 GiB reserved in total by PyTorch)"; what its allocator reserved is what the failing process holds, but for
+# its CUDA context and any memory allocated outside PyTorch
+_SELF_RESERVED_OLD_RE = re.compile(_SIZE + r" reserved in total by PyTorch")
 _OTHER_HAS_RE = re.compile(r"Process \d+ has " + _SIZE + r" memory in use")
 _KILLED_PID_RE = re.compile(r"Kill(?:ed)? process (\d+)")
 _SYSTEMD_STATUS_RE = re.compile(r"code=(exited|killed|dumped), status=(\d+)(?:/(\w+))?")
@@ -216,10 +220,13 @@ class _GpuUse:
 
 
 def _gpu_use(text: str) -> _GpuUse | None:
-    cap = _CAPACITY_RE.search(text) or _CAPACITY_OLD_RE.search(text)
-    if cap is None:
-        return None
     own = _SELF_HAS_RE.search(text)
+    cap = _CAPACITY_RE.search(text)
+    if cap is None:
+        cap = _CAPACITY_OLD_RE.search(text)
+        if cap is None:
+            return None
+        own = own or _SELF_RESERVED_OLD_RE.search(text)
     return _GpuUse(
         total=_to_gib(cap.group(1), cap.group(2)),
         free=_to_gib(cap.group(3), cap.group(4)),
@@ -767,7 +774,8 @@ _IPYTHON_CODE_RE = re.compile(r"(?:-*> ?| *)\d{1,6}(?: |$)")
 _EXC_LINE_RE = re.compile(
     r"^(?:[\w.]+\.)?(?:[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failed)|Exception|OutOfResources|BrokenProcessPool"
     r"|TimeoutExpired)"
-    r"\b(?::|$|\s{2,}" + re.escape(_TRACEBACK) + "$)"
+    # Ray names the remote task's exception in parentheses: "ray.exceptions.RayTaskError(ValueError): ray::..."
+    r"\b(?:\([\w.]+\))?(?::|$|\s{2,}" + re.escape(_TRACEBACK) + "$)"
 )
 
 # exceptions that end a traceback without a failure: a deliberate exit, a cancelled task on the way out
