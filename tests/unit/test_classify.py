@@ -392,6 +392,9 @@ def test_a_prefix_no_table_knows_is_learnt_from_the_log() -> None:
         # what is left is the log, or the log behind prefixes the table knows (">> " is a Markdown quote's)
         assert [strip_prefixes(line) for line in as_printed(shown)] == [strip_prefixes(line) for line in printed]
     assert classify([f"12:00:0{i}.123 W0 " + line for i, line in enumerate(printed)]).kind is (K.KV_CACHE_INSUFFICIENT)
+    # a frame closes each line as it opens it: both sides go
+    framed = [f"│ {line:<160} │" for line in printed]
+    assert [strip_prefixes(line) for line in as_printed(framed)] == [strip_prefixes(line) for line in printed]
     # what every line begins with that a log's lines begin with is the table's (vLLM's logger prefix), and a word
     # before a colon is a message's own
     own = [

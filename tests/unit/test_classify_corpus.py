@@ -230,6 +230,22 @@ def test_corpus_verdicts_survive_a_prefix_no_table_knows(prefix: str) -> None:
     assert not changed, changed
 
 
+def test_corpus_verdicts_survive_a_panes_frame() -> None:
+    # a pane or a pager that frames what it shows (k9s, a tmux pane's border) closes each line with the bar that
+    # opens it, after the spaces that pad the line to the pane's width
+    changed = []
+    for case in CASES:
+        lines = lines_of(case.path)
+        if _unwrapped(lines) is not lines or sum(1 for line in lines if line.strip()) < 3:
+            continue
+        width = max(len(line) for line in lines)
+        plain = _verdict(case)
+        framed = classify([f"│ {line:<{width}} │" for line in lines])
+        if (framed.kind, framed.phase) != (plain.kind, plain.phase):
+            changed.append(f"{case.name}: {plain.kind.value} -> {framed.kind.value}")
+    assert not changed, changed
+
+
 # What a web page or a Markdown renderer does to a log on its way to a paste (a forum post, a blog, a scraped
 # page): the verdict must be the printed log's.
 def _markdown_escaped(line: str) -> str:

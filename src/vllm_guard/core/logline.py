@@ -311,6 +311,7 @@ _DIGIT_RUN_RE = re.compile(r"\d+")
 _PREFIX_SPAN = 64  # a shipper's prefix is shorter than this
 _SEPARATORS = " \t|:>]"
 _LABEL_RE = re.compile(r"[A-Za-z]+: ?")
+_FRAME_SIDES = "│┃║|"
 
 
 def _shape(line: str) -> str:
@@ -355,8 +356,12 @@ def _without_own_prefix(lines: Sequence[str]) -> Sequence[str]:
     if not prefix.strip() or _LABEL_RE.fullmatch(prefix):
         return lines  # "ERROR: " before every line is a message's own word
     rx = _shape_re(prefix)
+    # a pane's or a pager's frame closes every line too ("│ INFO ... │"): its right side goes with its left
+    bar = prefix.rstrip()[-1:]
+    framed = bar in _FRAME_SIDES and all(line.rstrip().endswith(bar) for line in lines if line.strip())
     out = []
     for line in lines:
         m = rx.match(line)
-        out.append(line[m.end() :] if m is not None else line)
+        text = line[m.end() :] if m is not None else line
+        out.append(text.rstrip()[:-1].rstrip() if framed and text.strip() else text)
     return out
