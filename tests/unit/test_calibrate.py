@@ -461,6 +461,25 @@ def test_v1_whole_budget_line() -> None:
     assert (r.non_torch_bytes, r.cudagraph_bytes) == (round(0.07 * GiB), round(0.65 * GiB))
 
 
+def test_v1_whole_budget_line_with_weights_and_non_torch_as_one_figure() -> None:
+    # SYNTHETIC, in the format of vLLM's gpu_worker.py (about 0.27 on): weights and non-torch memory as one
+    # "consumed" figure; the weights come from "Model loading took", the non-torch part is what they leave
+    line = (
+        "(EngineCore pid=1) INFO 09-04 11:00:17 [gpu_worker.py:855] Free memory on device (22.6/24.0 GiB) on startup."
+        " Desired GPU memory utilization is (0.7, 16.8 GiB). Actual usage is 10.7 GiB for consumed memory (weights +"
+        " non-torch), 1.54 GiB for peak activation, and 0.54 GiB for CUDAGraph memory. Current kv cache memory in use"
+        " is 4.55 GiB."
+    )
+    loading = "(EngineCore pid=1) INFO 09-04 10:58:01 [gpu_model_runner.py:2] Model loading took 9.96 GiB memory"
+    kv = "(EngineCore pid=1) INFO 09-04 11:00:17 [gpu_worker.py:760] Available KV cache memory: 4.55 GiB"
+    r = read_vllm_log("\n".join([loading, line, kv]))
+    assert r.total_bytes == round(24.0 * GiB) and r.util == 0.7
+    assert (r.weights_bytes, r.activation_bytes) == (round(9.96 * GiB), round(1.54 * GiB))
+    assert (r.non_torch_bytes, r.cudagraph_bytes) == (round(10.7 * GiB) - round(9.96 * GiB), round(0.54 * GiB))
+    # without the weights, the non-torch part is not known
+    assert read_vllm_log("\n".join([line, kv])).non_torch_bytes is None
+
+
 def test_v1_debug_memory_profiling_line() -> None:
     # the V1 profiler's report at DEBUG level, built from its format (MemoryProfilingResult.__repr__ in vLLM's
     # vllm/utils, 0.9+), not quoted from a log: the parts are read like the V0 report's

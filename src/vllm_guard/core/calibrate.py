@@ -34,7 +34,9 @@ The wordings, by release (each one is checked against real lines in tests/unit/t
       total" and "The current --gpu-memory-utilization=0.8700 is equivalent to ..." (V1 0.21+); "Free memory
       on device (14.05/23.55 GiB) on startup is less than desired GPU memory utilization (0.9, 21.2 GiB)";
       V1 0.10+ "... Desired GPU memory utilization is (0.9, 160.53 GiB). Actual usage is 8.58 GiB for weight,
-      9.96 GiB for peak activation, 0.07 GiB for non-torch memory, and 0.65 GiB for CUDAGraph memory";
+      9.96 GiB for peak activation, 0.07 GiB for non-torch memory, and 0.65 GiB for CUDAGraph memory", and
+      from about 0.27 "Actual usage is 10.7 GiB for consumed memory (weights + non-torch), 1.54 GiB for peak
+      activation, and 0.54 GiB for CUDAGraph memory" (the non-torch part is what the weights leave of it);
       "vllm cache_config_info with initialization after num_gpu_blocks is: 10925"; the CPU backend's
       "Explicitly set (1.0/9.21) GiB for KV cache on node 0".
     The flags of the start
@@ -121,6 +123,18 @@ _DESIRED = re.compile(
     + r" GiB for peak activation, "
     + _G
     + r" GiB for non-torch memory, and "
+    + _G
+    + r" GiB for CUDAGraph memory"
+)
+# the same line from about 0.27 on, weights and non-torch memory as one figure
+_DESIRED_CONSUMED = re.compile(
+    r"Desired GPU memory utilization is \((\d+(?:\.\d+)?), "
+    + _G
+    + r" GiB\)\. Actual usage is "
+    + _G
+    + r" GiB for consumed memory \(weights \+ non-torch\), "
+    + _G
+    + r" GiB for peak activation, and "
     + _G
     + r" GiB for CUDAGraph memory"
 )
@@ -248,6 +262,11 @@ def _figures(message: str) -> list[tuple[str, Any]]:
     if m := _DESIRED.search(message):  # V1 0.10+: the whole budget on one line
         out += [("util", float(m.group(1))), ("weights", _gib(m.group(3))), ("activation", _gib(m.group(4)))]
         out += [("non_torch", _gib(m.group(5))), ("graphs", _gib(m.group(6)))]
+        if t := _FREE_TOTAL.search(message):
+            out.append(("total", _gib(t.group(2))))
+    if m := _DESIRED_CONSUMED.search(message):
+        out += [("util", float(m.group(1))), ("consumed", _gib(m.group(3))), ("activation", _gib(m.group(4)))]
+        out.append(("graphs", _gib(m.group(5))))
         if t := _FREE_TOTAL.search(message):
             out.append(("total", _gib(t.group(2))))
     if _FLASHINFER_ON.search(message):
@@ -564,6 +583,10 @@ def read_vllm_log(text: str, *, block_size: int | None = None) -> LogReading:
     weights = part("weights")
     if weights is None:
         weights = part("loaded")
+    non_torch = part("non_torch")
+    consumed = part("consumed")
+    if non_torch is None and consumed is not None and weights is not None:
+        non_torch = max(0, consumed - weights)  # "consumed memory (weights + non-torch)" less the weights
     needed = setting("needed")
     max_len = setting("max_len")
     device = setting("device")
@@ -591,7 +614,7 @@ def read_vllm_log(text: str, *, block_size: int | None = None) -> LogReading:
         flashinfer_sampler=setting("flashinfer"),
         weights_bytes=weights,
         activation_bytes=part("activation"),
-        non_torch_bytes=part("non_torch"),
+        non_torch_bytes=non_torch,
         cudagraph_bytes=part("graphs"),
         needed=needed,
         starts=len(starts),
