@@ -1047,6 +1047,9 @@ def test_an_older_torchs_oom_reads_the_held_memory_from_what_its_allocator_reser
     reserved: str, kind: FailureKind
 ) -> None:
     assert classify([_old_oom(reserved)]).kind is kind
+    # torch_npu words its allocator's message as PyTorch did before 2.1
+    npu = _old_oom(reserved).replace("CUDA out of memory", "NPU out of memory").replace("(GPU 0;", "(NPU 0;")
+    assert classify([npu]).kind is kind
 
 
 def test_a_module_being_built_places_an_oom_in_loading() -> None:
@@ -1997,12 +2000,6 @@ def test_the_v0_era_config_checks_and_the_servers_own_flag_checks_are_bad_argume
         "CPU memory is allocated for the swap space."
     )
     assert classify([warning]).kind is K.NONE
-    # no GPU on the Ray node that runs the engine: the platform (SYNTHETIC, vllm/executor/ray_utils.py)
-    line = (
-        "ValueError: Current node has no GPU available. current_node_resource={'CPU': 16.0}. vLLM engine cannot start "
-        "without GPU. Make sure you have at least 1 GPU available in a node"
-    )
-    assert classify([line]).kind is K.GPU_DRIVER_ERROR
     # the loader finds no weights in the folder (SYNTHETIC, vllm/model_executor/model_loader/loader.py)
     assert classify(["RuntimeError: No model weights found in: `/models/qwen`"]).kind is K.MODEL_LOAD_ERROR
 
@@ -2083,6 +2080,68 @@ def test_a_platform_plugin_counting_the_kv_blocks_that_do_not_fit() -> None:
     assert classify(lines).kind is K.KV_CACHE_INSUFFICIENT
 
 
+def test_wordings_of_ascend_lora_ray_and_the_file_mapping() -> None:
+    # SYNTHETIC lines in the wordings of CANN's runtime, vLLM's LoRA loader and registry, its Ray executor, and
+    # PyTorch's MapAllocator (aten/src/ATen/MapAllocator.cpp)
+    cases = {
+        "[ERROR] RUNTIME(2070482,):2026-01-09-02:28:27.541.034 [npu_driver.cc:1579]2070482 DevMemAllocManaged:[drv api]"
+        " halMemAlloc failed:size=306184192(bytes), type=0, drvRetCode=6, device_id=1, ErrCode=207001, desc=[driver "
+        "error:out of memory], InnerCode=0x7020016": K.CUDA_OOM_RUNTIME,
+        "        alloc device memory failed, runtime result = 207001[FUNC:ReportCallError][FILE:log_inner.cpp]": (
+            K.CUDA_OOM_RUNTIME
+        ),
+        "EL0004: [PID: 5536] 2025-11-10-01:25:11.770.501 Failed to allocate memory.": K.CUDA_OOM_RUNTIME,
+        "ValueError: While loading /srv/lora/checkpoint-100, expected target modules in ['o_proj', 'qkv_proj'] but "
+        "received ['mlp1.1']. Please verify that the loaded LoRA module is correct": K.MODEL_LOAD_ERROR,
+        "vllm.exceptions.LoRAAdapterNotFoundError: Loading lora sql failed: No adapter found for /srv/lora/sql": (
+            K.MODEL_LOAD_ERROR
+        ),
+        "ValueError: LoRA rank 64 is greater than max_lora_rank 16.": K.BAD_ARGUMENTS,
+        "ERROR 11-26 08:23:00 [registry.py:716] Error in inspecting model architecture 'HunYuanVLForConditionalGeneration'"
+        "": K.MODEL_LOAD_ERROR,
+        "ValueError: Current node has no GPU available. current_node_resource={'CPU': 112.0}. vLLM engine cannot start "
+        "without GPU. Make sure you have at least 1 GPU available in a node": K.DISTRIBUTED_ERROR,
+        "RuntimeError: unable to mmap 4965799096 bytes from file </models/model-00001-of-00002.safetensors>: Cannot "
+        "allocate memory (12)": K.HOST_OOM_KILLED,
+        # Ray's memory monitor's table of the largest processes, pasted without the kill line above it
+        "PID\tMEM(GB)\tCOMMAND": K.HOST_OOM_KILLED,
+        # EADDRNOTAVAIL: the HTTP server's --host, or an engine socket told another node's address
+        "ERROR:    [Errno 99] error while attempting to bind on address ('10.0.0.5', 8000): cannot assign requested "
+        "address": K.BAD_ARGUMENTS,
+        "zmq.error.ZMQError: Cannot assign requested address (addr='tcp://10.27.91.102:13345')": K.DISTRIBUTED_ERROR,
+        "Out of Memory: Not enough space to allocate 71999488 B DRAM buffer across 12 banks, where each bank needs to "
+        "store 6000320 B": K.CUDA_OOM_RUNTIME,
+    }
+    for line, kind in cases.items():
+        assert classify([line]).kind is kind, line
+
+
+def test_rccls_advice_at_init_is_not_the_failure() -> None:
+    # RCCL warns through NCCL's WARN macro of what may go wrong (src/init.cc); the crash after it is the failure
+    advice = (
+        "node:927:927 [0] /build/rccl/src/init.cc:140 NCCL WARN NUMA auto balancing enabled which can lead to "
+        'variability in the RCCL performance! Disable by "sudo sysctl kernel.numa_balancing=0"'
+    )
+    lines = [advice, "*** SIGSEGV received at time=1762945937 on cpu 6 ***", "Fatal Python error: Segmentation fault"]
+    assert classify(lines).kind is K.UNKNOWN_FAILURE
+    failed = "node:233:233 [0] init.cc:1815 NCCL WARN Call to connect returned Connection refused"
+    assert classify([*lines, failed]).kind is K.DISTRIBUTED_ERROR
+
+
+def test_a_traceback_cut_in_the_devices_first_use_is_the_driver() -> None:
+    # torch.cuda.set_device is a worker's first CUDA call (vLLM's init_device): a traceback that stops there, or an
+    # error raised from it that names no other cause, is the driver's, the runtime's or the device's
+    frames = [
+        "Traceback (most recent call last):",
+        '  File "/opt/vllm/vllm/v1/worker/gpu_worker.py", line 209, in init_device',
+        "    current_platform.set_device(self.device)",
+        '  File "/opt/venv/lib/python3.12/site-packages/torch/cuda/__init__.py", line 567, in set_device',
+        "    torch._C._cuda_setDevice(device)",
+    ]
+    assert classify(frames).kind is K.GPU_DRIVER_ERROR
+    assert classify([*frames, "RuntimeError: CUDA error: out of memory"]).kind is not K.GPU_DRIVER_ERROR
+
+
 def test_more_wordings_of_a_full_dev_shm_a_missing_libcuda_and_a_full_model_cache() -> None:
     # SYNTHETIC lines in the wordings of NCCL (src/misc/shmutils.cc), PyTorch (torch/utils/data/_utils/
     # signal_handling.py), binutils' ld under Triton's launcher build, vLLM 0.8's Ray executor, huggingface_hub
@@ -2092,7 +2151,7 @@ def test_more_wordings_of_a_full_dev_shm_a_missing_libcuda_and_a_full_model_cach
         "(shm).": K.SHM_EXHAUSTED,
         "/usr/bin/ld: cannot find -lcuda: No such file or directory": K.GPU_DRIVER_ERROR,
         "RuntimeError: Ray does not allocate any GPUs on the driver node. Consider adjusting the Ray placement group "
-        "or running the driver on a GPU node.": K.GPU_DRIVER_ERROR,
+        "or running the driver on a GPU node.": K.DISTRIBUTED_ERROR,
         "OSError: [Errno 28] No space left on device: '/root/.cache/huggingface/hub/models--Qwen--Qwen3-8B/blobs/"
         "3c1f.incomplete'": K.MODEL_LOAD_ERROR,
         "RuntimeError: Data processing error: CAS service error : IO Error: No space left on device (os error 28)": (

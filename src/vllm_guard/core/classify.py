@@ -139,7 +139,7 @@ _MAMBA_BLOCKS_RE = re.compile(
 )
 _ALLOC_RE = re.compile(r"Tried to allocate " + _SIZE)
 _CAPACITY_RE = re.compile(r"total capaci?ty of " + _SIZE + r" of which " + _SIZE + r" is free")
-_CAPACITY_OLD_RE = re.compile(r"\(GPU \d+; " + _SIZE + r" total capacity;.*?" + _SIZE + r" free")
+_CAPACITY_OLD_RE = re.compile(r"\((?:GPU|NPU) \d+; " + _SIZE + r" total capacity;.*?" + _SIZE + r" free")
 _CPU_ALLOC_RE = re.compile(r"tried to allocate (\d+) bytes")
 _PORT_RE = re.compile(
     r"\(['\"]?[\w.:\[\]-]*['\"]?, (\d{1,5})\)"  # uvicorn: ('0.0.0.0', 8000)

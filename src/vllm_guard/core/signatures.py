@@ -309,8 +309,11 @@ SIGNATURES: tuple[Signature, ...] = (
             "killed due to memory pressure",
             "exceeds the memory usage threshold",
             "ray-oom-prevention",
+            "MEM(GB)",
         ),
         Source("ray", "src/ray/raylet/node_manager.cc", "NodeManager::CreateOomKillMessageDetails", "2.2-"),
+        # the same report's table of the node's largest processes ("Top 10 memory users:", then "PID MEM(GB)
+        # COMMAND"), which a paste may keep without the lines above it
         numbers="host",
     ),
     Signature(
@@ -322,14 +325,17 @@ SIGNATURES: tuple[Signature, ...] = (
         _torch("c10/core/impl/alloc_cpu.cpp", "alloc_cpu", "1.0-"),
         numbers="host",
     ),
-    # ENOMEM from the kernel: mmap of a checkpoint, fork, a pinned buffer
+    # ENOMEM from the kernel: mmap of a checkpoint, fork, a pinned buffer. PyTorch's mapping of a file (the safetensors
+    # loader's storage, aten/src/ATen/MapAllocator.cpp) says "unable to mmap N bytes from file <f>: Cannot allocate
+    # memory (12)"
     Signature(
         "host-enomem",
         K.HOST_OOM_KILLED,
         ROOT,
         ("Cannot allocate memory",),
         Source("linux", "mm/mmap.c, kernel/fork.c", "ENOMEM (errno 12)", "all"),
-        pattern=r"\[Errno 12\] Cannot allocate memory|Cannot allocate memory \(12\)|errno 12\b.*Cannot allocate memory",
+        pattern=r"\[Errno 12\] Cannot allocate memory|Cannot allocate memory \(12\)|errno 12\b.*Cannot allocate memory"
+        r"|unable to mmap \d+ bytes from file .*: Cannot allocate memory",
         numbers="host",
     ),
     # Ray's report of a worker that vanished: its own text names the OOM killer as the first likely cause
@@ -455,6 +461,31 @@ SIGNATURES: tuple[Signature, ...] = (
         _CUDA_RUNTIME,
         oom=True,
         numbers="oom",
+    ),
+    # Ascend's runtime (CANN) when device memory could not be allocated, in its own log and in torch_npu's error
+    # text: the driver's "halMemAlloc failed ... desc=[driver error:out of memory]", ACL's "alloc device memory
+    # failed, runtime result = 207001" (ACL_ERROR_RT_MEMORY_ALLOCATION) and the error code "EL0004: ... Failed to
+    # allocate memory" ("Possible Cause: Available memory is insufficient")
+    Signature(
+        "oom-ascend-runtime",
+        K.CUDA_OOM_RUNTIME,
+        ROOT,
+        ("out of memory", "207001", "EL0004"),
+        Source("cann", "runtime (npu_driver.cc, memory.cpp), error codes EL0004 and 207001", "halMemAlloc", "all"),
+        pattern=r"halMemAlloc failed.*driver error:out of memory|alloc device memory failed, runtime result = 207001"
+        r"|EL0004: .{0,80}Failed to allocate memory",
+        oom=True,
+    ),
+    # Tenstorrent's allocator (tt-metal, BankManager::allocate_buffer), under its vLLM port: "Out of Memory: Not enough
+    # space to allocate 71999488 B DRAM buffer across 12 banks"
+    Signature(
+        "oom-tt-metal-bank",
+        K.CUDA_OOM_RUNTIME,
+        ROOT,
+        ("Not enough space to allocate",),
+        Source("tt-metal", "tt_metal/impl/allocator/bank_manager.cpp", "BankManager::allocate_buffer", "all"),
+        pattern=r"Out of Memory: Not enough space to allocate \d+ B (?:DRAM|L1)",
+        oom=True,
     ),
     Signature(
         "oom-cublas-alloc",
@@ -604,6 +635,26 @@ SIGNATURES: tuple[Signature, ...] = (
         pattern=r"failed to bind to \S+:(\d+)|server socket has failed to bind",
         numbers="port",
         wrapped=False,
+    ),
+    # EADDRNOTAVAIL ("Cannot assign requested address", errno 99) on a bind: the address is not one of this host's,
+    # whatever the port. The HTTP server's (asyncio's "error while attempting to bind on address ('10.0.0.5', 8000):
+    # cannot assign requested address") is the --host flag; the engine's and the data-parallel group's zmq sockets
+    # (pyzmq's ZMQError, "(addr='tcp://10.27.91.102:13345')") are told another node's address
+    Signature(
+        "args-host-not-local",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        ("cannot assign requested address",),
+        Source("python", "Lib/asyncio/base_events.py", "BaseEventLoop.create_server", "3.8-"),
+        pattern=r"error while attempting to bind on address .{0,80}: cannot assign requested address",
+    ),
+    Signature(
+        "dist-zmq-address-not-local",
+        K.DISTRIBUTED_ERROR,
+        ROOT,
+        ("Cannot assign requested address",),
+        Source("pyzmq", "zmq/error.py", "ZMQError (EADDRNOTAVAIL)", "all"),
+        pattern=r"ZMQError: Cannot assign requested address",
     ),
     # ---------------------------------------------------------------- arguments and config
     Signature(
@@ -1026,6 +1077,7 @@ SIGNATURES: tuple[Signature, ...] = (
             "but Transformers",
             "Cannot find model",
             "is not compatible with vLLM",
+            "inspecting model architecture",
         ),
         _vllm("vllm/model_executor/models/registry.py", "_ModelRegistry.inspect_model_cls", "0.4.0-"),
         # later releases also name an architecture they dropped ("was supported in vLLM until v0.10, and is not
@@ -1033,12 +1085,35 @@ SIGNATURES: tuple[Signature, ...] = (
         # Transformers code vLLM cannot run ("The Transformers implementation of X is not compatible with vLLM";
         # before, "X has no vLLM implementation and the Transformers implementation is not compatible with vLLM")
         pattern=r"Model architectures? \[.*\] (?:are|is) not supported|No model architectures are specified"
-        r"|Model architectures? \S.* failed to be inspected"
+        r"|Model architectures? \S.* failed to be inspected|Error in inspecting model architecture"
         r"|Model architecture \S+ (?:was supported in vLLM until|is not supported in-tree)"
         r"|Transformers implementation (?:of \S+ )?is not compatible with vLLM"
         r"|Unrecognized model in|does not recognize this architecture|model type `?\w+`? but Transformers"
         r"|Cannot find model module",
         phase=Phase.LOAD,
+    ),
+    # a LoRA adapter that does not fit the model or is not there (vllm/lora/models.py, later lora_model.py,
+    # LoRAModel.from_local_checkpoint: "While loading <dir>, expected target modules in [...] but received [...]";
+    # vllm/lora/worker_manager.py, later vllm/exceptions.py LoRAAdapterNotFoundError: "Loading lora <name> failed: No
+    # adapter found for <path>"; "<dir> doesn't contain tensors")
+    Signature(
+        "model-lora-adapter",
+        K.MODEL_LOAD_ERROR,
+        ROOT,
+        ("expected target modules", "No adapter found", "doesn't contain tensors"),
+        _vllm("vllm/lora/models.py, vllm/lora/worker_manager.py", "from_local_checkpoint, _load_adapter", "0.4.0-"),
+        pattern=r"While loading \S+, expected target modules in|Loading lora \S+ failed: No adapter found for"
+        r"|\S+ doesn't contain tensors",
+    ),
+    # an adapter of a larger rank than the server was started for (vllm/lora/peft_helper.py validate_legal, before
+    # in worker_manager.py): --max-lora-rank is the server's own setting
+    Signature(
+        "args-lora-rank",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        ("max_lora_rank",),
+        _vllm("vllm/lora/peft_helper.py, vllm/lora/worker_manager.py", "PEFTHelper.validate_legal", "0.4.0-"),
+        pattern=r"LoRA rank \d+ is greater than max_lora_rank \d+",
     ),
     Signature(
         "model-weights-files",
@@ -1268,17 +1343,12 @@ SIGNATURES: tuple[Signature, ...] = (
             "driver initialization failed",
             "device handle for GPU",
             "Device string must not be empty",
-            "cannot start without GPU",
-            "does not allocate any GPUs on the driver node",
         ),
         _torch("c10/cuda/CUDAFunctions.cpp", "device_count_impl", "1.0-"),
         # vLLM found no platform (no GPU, driver or runtime visible: UnspecifiedPlatform's device_type is ""):
         # "Failed to infer device type" up to 0.9, then torch.device("") in DeviceConfig (vllm/config/device.py)
         pattern=r"No CUDA GPUs are available|CUDA initialization: |forward compatibility was attempted"
         r"|Device string must not be empty"
-        # Ray's node that runs the engine has no GPU ("vLLM engine cannot start without GPU", ray_utils.py; "Ray does
-        # not allocate any GPUs on the driver node", ray_distributed_executor.py up to 0.10)
-        r"|vLLM engine cannot start without GPU|Ray does not allocate any GPUs on the driver node"
         r"|CUDA driver initialization failed|Unable to determine the device handle for GPU"
         r"|system not yet initialized|cudaErrorNoDevice|CUDA_ERROR_NO_DEVICE|no CUDA-capable device"
         r"|CUDA-capable device\(s\) is/are busy|Failed to infer device type|Unexpected error from cudaGetDeviceCount",
@@ -1367,6 +1437,10 @@ SIGNATURES: tuple[Signature, ...] = (
         pattern=r"NCCL error|ncclUnhandledCudaError|ncclSystemError|ncclInternalError|ncclInvalidUsage|ncclRemoteError"
         r"|NCCL communicator was aborted|is setting up NCCL communicator|NCCL WARN|ProcessGroupNCCL.*(?:timeout|abort)"
         r"|NCCL_ERROR",
+        # RCCL's advice at init, through the same WARN macro (src/init.cc: "NUMA auto balancing enabled which can lead
+        # to variability in the RCCL performance!", "Missing \"iommu=pt\" from kernel command line which can lead to
+        # system instablity or hang!"): a warning of what may happen, on starts that go on to serve
+        unless=("which can lead to",),
     ),
     # HCCL, NCCL's counterpart on Ascend NPUs (vllm-ascend, through torch_npu's ProcessGroupHCCL): torch_npu's check
     # "HCCL function error: hcclCommInitRootInfoConfig(...), error code is 15", its "DIST call hccl api failed."
@@ -1391,6 +1465,18 @@ SIGNATURES: tuple[Signature, ...] = (
         ("Call to ibv_",),
         Source("nccl", "src/misc/ibvwrap.cc", "wrap_ibv_* (IBV_INT_CHECK_RET_ERRNO)", "2.4-"),
         pattern=r"Call to ibv_\w+ failed",
+    ),
+    # the Ray executor's check of its cluster: the node that runs the engine has no GPU Ray can give it ("Current node
+    # has no GPU available. ... vLLM engine cannot start without GPU", vllm/executor/ray_utils.py
+    # initialize_ray_cluster; "Ray does not allocate any GPUs on the driver node", ray_distributed_executor.py up to
+    # 0.10): where the engine was started in the cluster, or what Ray was told of its GPUs, not the driver
+    Signature(
+        "dist-ray-driver-node-no-gpu",
+        K.DISTRIBUTED_ERROR,
+        ROOT,
+        ("cannot start without", "does not allocate any GPUs on the driver node"),
+        _vllm("vllm/executor/ray_utils.py", "initialize_ray_cluster", "0.4.0-"),
+        pattern=r"vLLM engine cannot start without \w+|Ray does not allocate any GPUs on the driver node",
     ),
     Signature(
         "dist-watchdog-timeout",
@@ -2227,6 +2313,17 @@ FRAME_KINDS: tuple[FrameKind, ...] = (
         K.BAD_ARGUMENTS,
         _vllm("vllm/platforms/cuda.py, vllm/platforms/xpu.py", "check_if_supports_dtype", "0.8.0-"),
         "check_if_supports_dtype",
+    ),
+    # the device's first use by the process (torch.cuda.set_device, torch_npu's set_device, the CUDA runtime's
+    # initialisation): what fails there, memory aside, is the driver, the runtime or the device itself (an
+    # unsupported driver and CUDA pairing, a device in exclusive use, Ascend's ACL failing to initialise)
+    *_frame_kinds(
+        K.GPU_DRIVER_ERROR,
+        _torch("torch/cuda/__init__.py, torch_npu/npu/utils.py", "set_device, _lazy_init", "1.0-"),
+        "set_device",
+        "_cuda_setDevice",
+        "_npu_setDevice",
+        "_cuda_init",
     ),
     # vLLM's own NCCL binding: NCCL_CHECK raises the "NCCL error: ..." of any call that failed
     *_frame_kinds(
