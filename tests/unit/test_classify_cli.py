@@ -59,6 +59,24 @@ def test_all_benign_exits_zero(logs: tuple[Path, Path], capsys: pytest.CaptureFi
     assert "none" in capsys.readouterr().out
 
 
+def test_a_log_that_ends_while_loading_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # no failure in the lines, but no start either: a paste cut short, or a process that died without a word
+    cut = tmp_path / "cut.log"
+    cut.write_text(
+        "INFO 05-01 10:00:00 [gpu_model_runner.py:1] Starting to load model Qwen/Qwen2.5-7B-Instruct...\n"
+        "Loading safetensors checkpoint shards:  50% Completed | 2/4 [00:03<00:03,  1.50s/it]\n"
+    )
+    assert main(["classify", str(cut)]) == ExitCode.OK
+    assert "ends while vLLM was still starting, in its load phase" in capsys.readouterr().out
+    # a start that served, or a stop someone asked for during loading, is just "none"
+    stopped = tmp_path / "stopped.log"
+    stopped.write_text(cut.read_text() + "Stopping vllm-qwen.service - vLLM...\n")
+    for path in (stopped, tmp_path / "good.log"):
+        path.write_text(path.read_text() if path.exists() else BENIGN)
+        main(["classify", str(path)])
+        assert capsys.readouterr().out.endswith(": none (no failure found)\n")
+
+
 def test_text_verdict_with_evidence(logs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
     bad, _ = logs
     assert main(["classify", str(bad)]) == ExitCode.WARN

@@ -11,7 +11,9 @@ With ``--json``, one object per file per line::
      "numbers": {"max_model_len": 131072, ...}, "evidence": ["ValueError: To serve ..."],
      "hint": "lower --max-model-len to 32640 or less ..."}
 
-A leading block of ``# `` comment lines (a saved excerpt's source and notes) is skipped.
+A leading block of ``# `` comment lines (a saved excerpt's source and notes) is skipped. A log with no failure
+that ends while the weights were still loading says so in the text output: a paste cut short, or a process that
+died without a word there (its end is then in the journal or the kernel's log).
 Exit status: 0 when every file shows no failure, 1 when one does, 66 when a file cannot be read.
 """
 
@@ -20,11 +22,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from vllm_guard.cli import add_common
 from vllm_guard.consts import JSON_SCHEMA
-from vllm_guard.core.classify import classify
+from vllm_guard.core.classify import classify, unfinished_start
 from vllm_guard.core.failure import Failure
 from vllm_guard.core.kinds import FailureKind
 from vllm_guard.core.logline import unpack_records
@@ -77,9 +80,17 @@ _BASIS_WORDS = {
 }
 
 
-def _text(name: str, failure: Failure) -> str:
+def _text(name: str, failure: Failure, lines: Sequence[str]) -> str:
     label = "<stdin>" if name == "-" else name
     if failure.kind is FailureKind.NONE:
+        cut = unfinished_start(lines)
+        if cut is not None:
+            # a start that neither served nor failed in these lines: a paste cut short, or a process that died
+            # without a word (a SIGKILL's trace is in the journal or the kernel's log, not here)
+            return (
+                f"{label}: none (no failure found; the log ends while vLLM was still starting, in its {cut.value} "
+                "phase: if the process ended there, what ended it is not in these lines)"
+            )
         return f"{label}: none (no failure found)"
     out = [
         f"{label}: {failure.kind.value} (phase: {failure.phase.value}, "
@@ -110,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"schema": JSON_SCHEMA, "file": name, **failure.to_dict()}), flush=True)
         else:
-            print(_text(name, failure), flush=True)
+            print(_text(name, failure, lines), flush=True)
     if unreadable is not None:
         return int(unreadable.exit_code)
     return int(ExitCode.WARN if found else ExitCode.OK)

@@ -446,6 +446,19 @@ def _milestone(line: str) -> Phase | None:
 _PHASE_ORDER = {Phase.UNKNOWN: 0, Phase.LOAD: 1, Phase.PROFILE: 2, Phase.SERVE: 3}
 
 
+def unfinished_start(lines: Sequence[str]) -> Phase | None:
+    """Where a log without a failure stops, when that is in the middle of a start: ``load`` where its last start-up
+    milestone is of loading the weights and no deliberate stop comes after it. None for a log that went past loading
+    (an offline engine's start ends in profiling: nothing after it need follow), was stopped, or shows no milestone."""
+    for line in reversed(as_printed(lines)):
+        if _is_stop(line):
+            return None
+        phase = _milestone(line)
+        if phase is not None:
+            return phase if phase is Phase.LOAD else None
+    return None
+
+
 def _phase_of_frames(frames: Sequence[str]) -> Phase | None:
     """Profiling and loading frames decide first: ``execute_model`` also runs inside ``profile_run``."""
     phases = {_FRAME_PHASE.get(f) for f in frames}
