@@ -2116,6 +2116,31 @@ def test_wordings_of_ascend_lora_ray_and_the_file_mapping() -> None:
         assert classify([line]).kind is kind, line
 
 
+def test_a_retry_in_the_same_process_that_cannot_build_the_model_again_is_not_the_story() -> None:
+    # a launcher (a notebook's cell) retries in the process whose first start failed: the second build of the model
+    # meets the first one's layers (vllm/attention/layer.py, "Duplicate layer name: ..."); the first failure is why
+    first = [
+        "INFO 11-02 15:01:37 [utils.py:233] non-default args: {'model': 'q', 'gpu_memory_utilization': 0.259}",
+        "INFO 11-02 15:01:38 [gpu_model_runner.py:2602] Starting to load model q...",
+        "CUDA driver error: out of memory",
+    ]
+    retry = [
+        "INFO 11-02 15:01:43 [utils.py:233] non-default args: {'model': 'q', 'gpu_memory_utilization': 0.2}",
+        "INFO 11-02 15:01:44 [gpu_model_runner.py:2602] Starting to load model q...",
+        "Traceback (most recent call last):",
+        '  File "/env/vllm/model_executor/models/qwen3.py", line 160, in __init__',
+        "    self.attn = Attention(",
+        '  File "/env/vllm/attention/layer.py", line 214, in __init__',
+        '    raise ValueError(f"Duplicate layer name: {prefix}")',
+        "ValueError: Duplicate layer name: model.layers.0.self_attn.attn",
+    ]
+    assert classify(retry).kind is K.MODEL_LOAD_ERROR  # alone, a model that does not build
+    assert classify(first + retry).kind is K.CUDA_OOM_LOAD
+    # a later start that fails otherwise is still the story
+    other = [*retry[:2], "ValueError: Unknown kv cache dtype: fp9"]
+    assert classify(first + other).kind is K.BAD_ARGUMENTS
+
+
 def test_rccls_advice_at_init_is_not_the_failure() -> None:
     # RCCL warns through NCCL's WARN macro of what may go wrong (src/init.cc); the crash after it is the failure
     advice = (

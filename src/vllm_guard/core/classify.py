@@ -1214,6 +1214,23 @@ def _exit_none_after_a_raise(hit: _Hit, lines: Sequence[str], scan: _Scan) -> bo
     )
 
 
+# vLLM registers each attention (and Mamba, LoRA) layer by its name in the process's forward context and refuses a
+# name twice (vllm/attention/layer.py and the layers like it: "Duplicate layer name: model.layers.0.self_attn.attn"):
+# a model built a second time in one process, a launcher's or a notebook's retry after the first start failed
+_REBUILT_RE = re.compile(r"Duplicate layer name: ")
+
+
+def _before_a_rebuild(lines: Sequence[str], starts: Sequence[int], verdicts: list[_Hit]) -> list[_Hit]:
+    """The failures of the starts before a retry in the same process that could not build the model again: the
+    retry fails because the first start left its layers behind, so the first start's failure is the story."""
+    rebuilt = next((i for i, line in enumerate(lines) if "Duplicate layer" in line and _REBUILT_RE.search(line)), None)
+    if rebuilt is None:
+        return verdicts
+    low = _segment(starts, rebuilt)[0]
+    earlier = [h for h in verdicts if 0 <= h.index < low]
+    return earlier or verdicts
+
+
 def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Failure:
     """Why the attempt whose log ``lines`` are given failed (``kind`` ``none`` when it did not).
 
@@ -1238,6 +1255,7 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
     if not verdicts:
         return NO_FAILURE
     if scan.starts:  # a log of several starts (a journal dump): the latest one that failed is the story
+        verdicts = _before_a_rebuild(lines, scan.starts, verdicts)
         latest = max(_segment(scan.starts, max(h.index, 0))[0] for h in verdicts)
         verdicts = [h for h in verdicts if h.index < 0 or _segment(scan.starts, h.index)[0] == latest]
 
