@@ -1642,14 +1642,14 @@ def test_features_vllm_does_not_run_together_are_bad_arguments() -> None:
     assert classify([fa, "INFO:     Application startup complete."]).kind is K.NONE
 
 
-def test_ray_waiting_for_more_gpus_than_there_are_is_bad_arguments_until_it_serves() -> None:
+def test_ray_waiting_for_more_gpus_than_there_are_is_the_clusters_until_it_serves() -> None:
     # https://github.com/ThomasVuNguyen/agent-distillation (vllm.log): TP 4 on a smaller node, Ray waits for ever
     warn = (
         "WARNING 05-26 18:53:53 [ray_utils.py:342] The number of required GPUs exceeds the total number of available"
         " GPUs in the placement group."
     )
     wait = "INFO 05-26 18:54:03 [ray_utils.py:233] Waiting for creating a placement group of specs for 10 seconds."
-    assert classify([warn, wait]).kind is K.BAD_ARGUMENTS
+    assert classify([warn, wait]).kind is K.DISTRIBUTED_ERROR
     # a cluster that gains the GPUs goes on to serve (SYNTHETIC)
     assert classify([warn, wait, "INFO:     Application startup complete."]).kind is K.NONE
 
@@ -2141,6 +2141,82 @@ def test_a_retry_in_the_same_process_that_cannot_build_the_model_again_is_not_th
     assert classify(first + other).kind is K.BAD_ARGUMENTS
 
 
+def test_more_wordings_read_from_the_libraries_that_print_them() -> None:
+    # SYNTHETIC lines in the wordings of PyTorch, vLLM, transformers, pynccl, XLA, AWS Neuron and the Run:ai streamer
+    cases = {
+        "RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use "
+        "the 'spawn' start method": K.UNKNOWN_FAILURE,
+        "ValueError: Model QWenLMHeadModel does not support LoRA, but LoRA is enabled. Support for this model may be "
+        "added in the future.": K.BAD_ARGUMENTS,
+        "ValueError: AoT scheduling is required for full cuda graph.": K.BAD_ARGUMENTS,
+        "ValueError: moe_backend='triton' is not supported for NvFP4 MoE. Expected one of ['cutlass', 'marlin']": (
+            K.BAD_ARGUMENTS
+        ),
+        "RuntimeError: NCCL Error 2: unhandled system error": K.DISTRIBUTED_ERROR,
+        "OSError: Can't load image processor for 'org/model'. If you were trying to load it from "
+        "'https://huggingface.co/models', make sure you don't have a local directory with the same name.": (
+            K.MODEL_LOAD_ERROR
+        ),
+        "RuntimeError: Loading lora /adapters/sql failed": K.MODEL_LOAD_ERROR,
+        "RuntimeError: CUDA driver error: device not ready": K.GPU_DRIVER_ERROR,
+        "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm. Used 16.94G "
+        "of 15.75G hbm.": K.CUDA_OOM_RUNTIME,
+        'RuntimeError: nrt_tensor_allocate status=4 message="Allocation Failure"': K.CUDA_OOM_RUNTIME,
+        "RuntimeError: Could not send runai_request to libstreamer due to: b'File access error'": K.MODEL_LOAD_ERROR,
+        "The number of required TPUs exceeds the total number of available TPUs in the placement group.": (
+            K.DISTRIBUTED_ERROR
+        ),
+        "ValueError: The number of required GPUs exceeds the total number of available GPUs in the cluster.": (
+            K.DISTRIBUTED_ERROR
+        ),
+        # a single machine's count of its own GPUs stays the command line's
+        "RuntimeError: please set tensor_parallel_size (4) to less than max local gpu count (2)": K.BAD_ARGUMENTS,
+        # a reporter's words before the pasted line, ended with a full-width colon
+        "使用vllm推理报错\uff1aValueError: Currently, MiniCPMV only supports versions 2.0, 2.5, and 2.6": K.UNKNOWN_FAILURE,
+    }
+    for line, kind in cases.items():
+        assert classify([line]).kind is kind, line
+
+
+def test_the_shells_killed_after_vllm_raised_is_vllms_own_kill() -> None:
+    # V1's front end kills its own process tree once the engine failed (core_client.py, "Got fatal signal from worker
+    # processes, shutting down"); the shell then reports "Killed": the exception is the story
+    raised = [
+        "ERROR 05-07 05:58:46 core.py:291] EngineCore hit an exception: Traceback (most recent call last):",
+        'ERROR 05-07 05:58:46 core.py:291]   File "/env/vllm/v1/engine/core.py", line 283, in run_engine_core',
+        "ERROR 05-07 05:58:46 core.py:291] KeyError: 'Cannot find `mm_limits` for model'",
+        "CRITICAL 05-07 05:58:46 core_client.py:191] Got fatal signal from worker processes, shutting down. See stack "
+        "trace above for root cause issue.",
+        "Killed",
+    ]
+    assert classify(raised).kind is not K.HOST_OOM_KILLED
+    # a "Killed" with nothing raised before it is still the OOM killer's likeliest
+    assert classify([raised[0].split(" EngineCore")[0] + " Loading weights", "Killed"]).kind is K.HOST_OOM_KILLED
+
+
+def test_a_ray_tasks_traceback_and_a_checkpoints_own_code_place_the_failure() -> None:
+    # Ray's header names the remote exception, then come the task's frames and its exception line
+    ray = [
+        "ray.exceptions.RayTaskError(KeyError): ray::RayWorker.execute_method() (pid=9510, ip=192.168.16.3)",
+        '  File "/usr/lib/python3.10/dist-packages/vllm/worker/worker.py", line 70, in init_model',
+        "    self.model = get_model(self.model_config)",
+        '  File "/usr/lib/python3.10/dist-packages/vllm/model_executor/models/gpt_bigcode.py", line 280, in load_weights',
+        "    param = params_dict[name]",
+        "KeyError: 'transformer.h.0.mlp.act.scales'",
+    ]
+    assert classify(ray).kind is K.MODEL_LOAD_ERROR
+    # trust_remote_code: the checkpoint's modeling file, imported from transformers' modules cache, does not run
+    remote = [
+        "Traceback (most recent call last):",
+        '  File "/usr/lib/python3.12/dist-packages/transformers/dynamic_module_utils.py", line 250, in get_class_in_module',
+        "    module_spec.loader.exec_module(module)",
+        '  File "/root/.cache/huggingface/modules/transformers_modules/org/M1/c179/modeling_m1.py", line 15, in <module>',
+        "    from transformers.modeling_flash_attention_utils import _flash_supports_window_size",
+        "ImportError: cannot import name '_flash_supports_window_size' from 'transformers.modeling_flash_attention_utils'",
+    ]
+    assert classify(remote).kind is K.MODEL_LOAD_ERROR
+
+
 def test_rccls_advice_at_init_is_not_the_failure() -> None:
     # RCCL warns through NCCL's WARN macro of what may go wrong (src/init.cc); the crash after it is the failure
     advice = (
@@ -2313,7 +2389,7 @@ def test_a_multimodal_item_above_the_step_a_dp_group_without_gpus_and_a_tpu_load
         "ValueError: Chunked MM input disabled but max_tokens_per_mm_item (16384) is larger than "
         "max_num_batched_tokens (8192). Please increase max_num_batched_tokens.": K.BAD_ARGUMENTS,
         "ValueError: Not enough resources to allocate 4 placement groups, only created 2 placement groups. Available "
-        "resources: {'GPU': 8.0}": K.BAD_ARGUMENTS,
+        "resources: {'GPU': 8.0}": K.DISTRIBUTED_ERROR,
         "RuntimeError: Unable to load model, a likely reason is the model is too large for the current device's HBM "
         "memory. Consider switching to a smaller model or sharding the weights on more chips.": K.CUDA_OOM_LOAD,
     }

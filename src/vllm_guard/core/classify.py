@@ -510,6 +510,7 @@ MODEL_INIT_FRAME = "model_executor.__init__"  # signatures.FRAMES: a module of v
 MODEL_CLASS_FRAME = "model_executor.models.__init__"  # signatures.FRAMES, FRAME_KINDS: a model class being built
 MODULE_TO_FRAME = "torch.nn.Module._apply"  # signatures.FRAMES: a built module's parameters moved to the device
 WARMUP_FRAME = "model_executor.warmup"  # signatures.FRAMES: any function of vLLM's kernel warm-up package
+REMOTE_CODE_FRAME = "transformers_modules"  # signatures.FRAME_KINDS: a checkpoint's own code (trust_remote_code)
 
 
 def _frame_at(lines: Sequence[str], index: int) -> tuple[re.Match[str], str] | None:
@@ -539,6 +540,8 @@ def _frame_function(m: re.Match[str], line: str, lines: Sequence[str], index: in
         return MODEL_INIT_FRAME
     if "/vllm/model_executor/warmup/" in line:
         return WARMUP_FRAME
+    if "/transformers_modules/" in line:
+        return REMOTE_CODE_FRAME
     if name == "_apply" and "/torch/nn/modules/module.py" in line:
         return MODULE_TO_FRAME
     return name
@@ -978,8 +981,15 @@ def _exception_line(line: str) -> tuple[str, bool] | None:
         return None
     text = strip_prefixes(line)
     if not _EXC_LINE_RE.match(text):
-        return None
+        # a reporter's words before the pasted line, ended with a full-width colon (U+FF1A), as Chinese prose ends them
+        said, colon, rest = text.partition("\uff1a")
+        if not colon or len(said) > _SAID_MAX or not _EXC_LINE_RE.match(rest.strip()):
+            return None
+        text = rest.strip()
     return text, _NOT_A_FAILURE_RE.match(text) is None
+
+
+_SAID_MAX = 80  # a sentence of a reporter's, not a log line
 
 
 # site.py reports a sitecustomize or usercustomize that fails to import in one line above the exception, without
@@ -1143,17 +1153,23 @@ def _port_from_args(lines: Sequence[str], index: int) -> int | None:
 
 def _traceback_end(lines: Sequence[str], index: int) -> int:
     """The line a traceback ends at, for an exception named at ``lines[index]`` (an index out of the lines is taken
-    as the nearest line): that line, but for IPython's header (the frames follow it), the exception line after them
-    or, where the paste was cut, its last line."""
+    as the nearest line): that line, but for IPython's header and Ray's (the frames follow them), the exception line
+    after the frames or, where the paste was cut, IPython's last line."""
     index = min(max(index, 0), len(lines) - 1)
-    if not lines[index].rstrip().endswith(_TRACEBACK):
+    ipython = lines[index].rstrip().endswith(_TRACEBACK)
+    if not ipython and _RAY_HEADER_RE.search(lines[index]) is None:
         return index
     last = min(len(lines), index + _PHASE_LOOKBACK) - 1
     for i in range(index + 1, last + 1):
         text = strip_prefixes(lines[i])
         if _EXC_LINE_RE.match(text):
             return i
-    return last
+    return last if ipython else index
+
+
+# Ray re-raises a remote task's exception with a header that names it, then the task's frames and its own exception
+# line: "ray.exceptions.RayTaskError(KeyError): ray::RayWorker.execute_method() (pid=9510, ...)"
+_RAY_HEADER_RE = re.compile(r"Ray\w*Error\([\w.]+\): ray::")
 
 
 def _uncaught_hits(lines: Sequence[str], scan: _Scan) -> list[_Hit]:
@@ -1204,9 +1220,15 @@ def _wrapped_hits(lines: Sequence[str], scan: _Scan, hits: Sequence[_Hit]) -> li
 
 
 def _exit_none_after_a_raise(hit: _Hit, lines: Sequence[str], scan: _Scan) -> bool:
-    """A worker that "died unexpectedly (exit code: None)" after one of the server's processes raised: the monitor
-    looked before the exit was reaped, so None says nothing of a signal, and the exception is what ended the start."""
-    if hit.rule.tier != sig.KILLED or "exit code: None" not in hit.text or hit.index < 0:
+    """A worker that "died unexpectedly (exit code: None)", or a shell's "Killed", after one of the server's processes
+    raised: the monitor looked before the exit was reaped, so None says nothing of a signal; the kill was vLLM's own;
+    the exception is what ended the start."""
+    if hit.rule.tier != sig.KILLED or hit.index < 0:
+        return False
+    # the shell's "Killed" after vLLM raised: V1's front end, told that its engine or a worker failed, kills its own
+    # process tree with SIGKILL (vllm/v1/engine/core_client.py, "Got fatal signal from worker processes, shutting
+    # down"; vllm/v1/utils.py kill_process_tree), and the shell reports its child killed
+    if "exit code: None" not in hit.text and hit.rule.signature.name != "killed-shell-report":
         return False
     low = _segment(scan.starts, hit.index)[0]
     return any(

@@ -487,6 +487,29 @@ SIGNATURES: tuple[Signature, ...] = (
         pattern=r"Out of Memory: Not enough space to allocate \d+ B (?:DRAM|L1)",
         oom=True,
     ),
+    # XLA on a TPU (vLLM's TPU runner, through torch_xla or JAX): "RESOURCE_EXHAUSTED: ... Ran out of memory in memory
+    # space hbm. Used 16.94G of 15.75G hbm." (vmem, the core's own scratch memory, the same way)
+    Signature(
+        "oom-xla",
+        K.CUDA_OOM_RUNTIME,
+        ROOT,
+        ("Ran out of memory in memory space",),
+        Source("xla", "xla/service/memory_space_assignment, the TPU compiler", "RESOURCE_EXHAUSTED", "all"),
+        pattern=r"Ran out of memory in memory space \w+",
+        oom=True,
+    ),
+    # AWS Neuron's runtime (libnrt) when device memory ran out: the driver's "TDRV:log_dev_mem Failed to allocate
+    # 512.000MB (usage: tensors) on ND 0:NC 0", then torch-neuronx's "nrt_tensor_allocate status=4 message="Allocation
+    # Failure""
+    Signature(
+        "oom-neuron-runtime",
+        K.CUDA_OOM_RUNTIME,
+        ROOT,
+        ("nrt_tensor_allocate", "TDRV:"),
+        Source("aws-neuron", "libnrt (Neuron runtime), torch-neuronx", "nrt_tensor_allocate, TDRV log_dev_mem", "all"),
+        pattern=r"nrt_tensor_allocate status=\d+ message=\W*Allocation Failure|TDRV:\w+\s+Failed to allocate \d",
+        oom=True,
+    ),
     Signature(
         "oom-cublas-alloc",
         K.CUDA_OOM_RUNTIME,
@@ -789,6 +812,37 @@ SIGNATURES: tuple[Signature, ...] = (
         hint="vLLM is not installed in the python the unit runs: install it there (pip install vllm) or point "
         "the unit at the venv that has it (`command =` in the config), then `vllm-guard install`",
     ),
+    # CUDA used in a parent before its workers were forked (torch/cuda/__init__.py _lazy_init: "Cannot re-initialize
+    # CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method"): how the
+    # process was started, not the driver
+    Signature(
+        "setup-cuda-in-forked-subprocess",
+        K.UNKNOWN_FAILURE,
+        ROOT,
+        ("re-initialize CUDA in forked",),
+        _torch("torch/cuda/__init__.py", "_lazy_init", "1.0-"),
+        hint="CUDA was initialised before vLLM forked its workers: set VLLM_WORKER_MULTIPROC_METHOD=spawn in the "
+        "unit's environment, or keep the launcher from touching the GPU before vLLM starts",
+    ),
+    # a model class without LoRA support asked to run adapters (vllm/model_executor/model_loader/utils.py and the
+    # loaders before it: "Model X does not support LoRA, but LoRA is enabled"), full CUDA graphs without the ahead-of-
+    # time scheduling the attention backend needs (v1/attention/backends/flash_attn.py, "AoT scheduling is required
+    # for full cuda graph"), a MoE backend the quantization has no kernels for ("moe_backend='triton' is not
+    # supported for NvFP4 MoE. Expected one of [...]")
+    Signature(
+        "args-unsupported-combination",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        ("does not support LoRA", "AoT scheduling is required", "is not supported for"),
+        _vllm(
+            "vllm/model_executor/model_loader/utils.py, vllm/v1/attention/backends/flash_attn.py, "
+            "vllm/model_executor/layers/fused_moe/",
+            "the checks of LoRA, full CUDA graphs and the MoE backend",
+            "0.3.0-",
+        ),
+        pattern=r"does not support LoRA,? but LoRA is enabled|AoT scheduling is required for full cuda graph"
+        r"|moe_backend=\S+ is not supported for \w+ MoE",
+    ),
     Signature(
         "args-pydantic-header",
         K.BAD_ARGUMENTS,
@@ -939,29 +993,40 @@ SIGNATURES: tuple[Signature, ...] = (
         "args-tp-larger-than-gpus",
         K.BAD_ARGUMENTS,
         ROOT,
+        ("Tensor parallel size", "number of GPUs", "available GPUs", "world_size", "max local gpu count"),
+        _vllm(
+            "vllm/config.py, vllm/executor/mp_distributed_executor.py",
+            "ParallelConfig, _check_cuda",
+            "0.2.0-",
+        ),
+        # the multiprocessing executor counts the local GPUs ("please set tensor_parallel_size (4) to less than max
+        # local gpu count (2)")
+        pattern=r"Tensor parallel size \(\d+\) cannot be larger than|should be less than or equal to the number of GPUs"
+        r"|greater than the number of available GPUs"
+        r"|world_size \(\d+\) is larger than the number of available GPUs"
+        r"|(?:tensor_parallel_size|world_size) \(\d+\) (?:to|is) less than (?:than )?max local gpu count",
+    ),
+    # The Ray executor asks its cluster for one bundle per rank and waits: "The number of required GPUs exceeds the
+    # total number of available GPUs in the placement group" (or "in the cluster"; TPUs, NPUs alike), "Cannot provide a
+    # placement group of placement_group_specs=... within 1800 seconds", data parallelism's "Not enough resources to
+    # allocate 4 placement groups" (vllm/executor/ray_utils.py, v1/engine/utils.py): what the cluster has joined, not
+    # the command line
+    Signature(
+        "dist-ray-cluster-short-of-devices",
+        K.DISTRIBUTED_ERROR,
+        ROOT,
         (
-            "Tensor parallel size",
-            "number of GPUs",
-            "available GPUs",
-            "world_size",
-            "max local gpu count",
+            "exceeds the total number of available",
             "Cannot provide a placement group",
             "Not enough resources to allocate",
         ),
         _vllm(
-            "vllm/executor/ray_utils.py, vllm/config.py, vllm/executor/mp_distributed_executor.py",
-            "initialize_ray_cluster, _wait_until_pg_ready, ParallelConfig, _check_cuda",
+            "vllm/executor/ray_utils.py, vllm/v1/engine/utils.py",
+            "initialize_ray_cluster, _wait_until_pg_ready, CoreEngineActorManager",
             "0.2.0-",
         ),
-        # the multiprocessing executor counts the local GPUs ("please set tensor_parallel_size (4) to less than max
-        # local gpu count (2)"); Ray waits for a placement group the cluster cannot give ("Cannot provide a placement
-        # group of placement_group_specs=... within 1800 seconds")
-        pattern=r"Tensor parallel size \(\d+\) cannot be larger than|should be less than or equal to the number of GPUs"
-        r"|exceeds the (?:total )?number of available GPUs|greater than the number of available GPUs"
-        r"|world_size \(\d+\) is larger than the number of available GPUs"
-        r"|(?:tensor_parallel_size|world_size) \(\d+\) (?:to|is) less than (?:than )?max local gpu count"
+        pattern=r"exceeds the total number of available \w+ in the (?:placement group|cluster)"
         r"|Cannot provide a placement group of placement_group_specs"
-        # data parallelism over Ray (v1/engine/utils.py): "Not enough resources to allocate 4 placement groups"
         r"|Not enough resources to allocate \d+ (?:placement groups|DP ranks)",
         recoverable=True,  # Ray's placement-group warning: a cluster that gains GPUs goes on to serve
     ),
@@ -1100,10 +1165,21 @@ SIGNATURES: tuple[Signature, ...] = (
         "model-lora-adapter",
         K.MODEL_LOAD_ERROR,
         ROOT,
-        ("expected target modules", "No adapter found", "doesn't contain tensors"),
+        ("expected target modules", "Loading lora", "doesn't contain tensors"),
         _vllm("vllm/lora/models.py, vllm/lora/worker_manager.py", "from_local_checkpoint, _load_adapter", "0.4.0-"),
-        pattern=r"While loading \S+, expected target modules in|Loading lora \S+ failed: No adapter found for"
+        pattern=r"While loading \S+, expected target modules in|Loading lora \S+ failed\b"
         r"|\S+ doesn't contain tensors",
+    ),
+    # the Run:ai model streamer (--load-format runai_streamer) failing to read the weights from their store (the
+    # runai-model-streamer binding: "Could not send runai_request to libstreamer due to: b'File access error'")
+    Signature(
+        "model-streamer-read",
+        K.MODEL_LOAD_ERROR,
+        ROOT,
+        ("runai_request",),
+        Source("runai-model-streamer", "runai_model_streamer/libstreamer", "runai_request", "0.11-"),
+        pattern=r"Could not send runai_request to libstreamer",
+        phase=Phase.LOAD,
     ),
     # an adapter of a larger rank than the server was started for (vllm/lora/peft_helper.py validate_legal, before
     # in worker_manager.py): --max-lora-rank is the server's own setting
@@ -1213,7 +1289,8 @@ SIGNATURES: tuple[Signature, ...] = (
         ),
         # AutoTokenizer naming a tokenizer class this transformers does not have (a newer model's, or remote code
         # not trusted): "Tokenizer class Qwen2Tokenizer does not exist or is not currently imported."
-        pattern=r"Can't load (?:tokenizer|the configuration|config)|doesn't have a tokenizer"
+        pattern=r"Can't load (?:tokenizer|the configuration|config|image processor|processor|feature extractor)"
+        r"|doesn't have a tokenizer"
         r"|Unknown quantization method|Tokenizer class \S+ does not exist or is not currently imported",
         unless=("quantization method is not supported",),
         phase=Phase.LOAD,
@@ -1381,6 +1458,16 @@ SIGNATURES: tuple[Signature, ...] = (
         # Cuda error <file>:<line> '<error>'"): the error is its own, a distributed failure (below)
         unless=("custom_all_reduce",),
     ),
+    # the CUDA driver API's own errors as PyTorch raises them (c10/cuda/driver_api.h C10_CUDA_DRIVER_CHECK, "CUDA
+    # driver error: <cuGetErrorString>": "device not ready", "invalid device context", ...), memory aside (above)
+    Signature(
+        "driver-api-error",
+        K.GPU_DRIVER_ERROR,
+        ROOT,
+        ("CUDA driver error: ",),
+        _torch("c10/cuda/driver_api.h", "C10_CUDA_DRIVER_CHECK", "2.1-"),
+        pattern=r"CUDA driver error: (?!out of memory)\w",
+    ),
     # ---------------------------------------------------------------- systemd's bare SIGKILL
     Signature(
         "killed-systemd-sigkill",
@@ -1434,7 +1521,8 @@ SIGNATURES: tuple[Signature, ...] = (
         DISTRIBUTED,
         ("NCCL", "nccl"),
         _torch("torch/csrc/distributed/c10d/NCCLUtils.hpp", "C10D_NCCL_CHECK", "1.8-"),
-        pattern=r"NCCL error|ncclUnhandledCudaError|ncclSystemError|ncclInternalError|ncclInvalidUsage|ncclRemoteError"
+        pattern=r"NCCL [Ee]rror|ncclUnhandledCudaError|ncclSystemError|ncclInternalError|ncclInvalidUsage"
+        r"|ncclRemoteError"
         r"|NCCL communicator was aborted|is setting up NCCL communicator|NCCL WARN|ProcessGroupNCCL.*(?:timeout|abort)"
         r"|NCCL_ERROR",
         # RCCL's advice at init, through the same WARN macro (src/init.cc: "NUMA auto balancing enabled which can lead
@@ -2283,6 +2371,14 @@ FRAME_KINDS: tuple[FrameKind, ...] = (
         K.MODEL_LOAD_ERROR,
         _vllm("vllm/model_executor/models/", "the model classes' __init__ and __new__", "0.2.0-"),
         "model_executor.models.__init__",
+    ),
+    # the checkpoint's own Python (trust_remote_code: transformers copies it under its cache's transformers_modules/
+    # and imports it, transformers/dynamic_module_utils.py get_class_in_module): code that does not run with the
+    # installed transformers or torch is a model that does not load
+    *_frame_kinds(
+        K.MODEL_LOAD_ERROR,
+        Source("transformers", "transformers/dynamic_module_utils.py", "get_class_in_module", "4.30-"),
+        "transformers_modules",
     ),
     *_frame_kinds(
         K.BAD_ARGUMENTS,
