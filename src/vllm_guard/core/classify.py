@@ -1219,7 +1219,7 @@ def _wrapped_hits(lines: Sequence[str], scan: _Scan, hits: Sequence[_Hit]) -> li
     return out
 
 
-def _exit_none_after_a_raise(hit: _Hit, lines: Sequence[str], scan: _Scan) -> bool:
+def _killed_after_a_raise(hit: _Hit, lines: Sequence[str], scan: _Scan) -> bool:
     """A worker that "died unexpectedly (exit code: None)", or a shell's "Killed", after one of the server's processes
     raised: the monitor looked before the exit was reaped, so None says nothing of a signal; the kill was vLLM's own;
     the exception is what ended the start."""
@@ -1239,13 +1239,13 @@ def _exit_none_after_a_raise(hit: _Hit, lines: Sequence[str], scan: _Scan) -> bo
 # vLLM registers each attention (and Mamba, LoRA) layer by its name in the process's forward context and refuses a
 # name twice (vllm/attention/layer.py and the layers like it: "Duplicate layer name: model.layers.0.self_attn.attn"):
 # a model built a second time in one process, a launcher's or a notebook's retry after the first start failed
-_REBUILT_RE = re.compile(r"Duplicate layer name: ")
+_REBUILT = "Duplicate layer name: "
 
 
 def _before_a_rebuild(lines: Sequence[str], starts: Sequence[int], verdicts: list[_Hit]) -> list[_Hit]:
     """The failures of the starts before a retry in the same process that could not build the model again: the
     retry fails because the first start left its layers behind, so the first start's failure is the story."""
-    rebuilt = next((i for i, line in enumerate(lines) if "Duplicate layer" in line and _REBUILT_RE.search(line)), None)
+    rebuilt = next((i for i, line in enumerate(lines) if _REBUILT in line), None)
     if rebuilt is None:
         return verdicts
     low = _segment(starts, rebuilt)[0]
@@ -1267,7 +1267,7 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
     ]
     hits.extend(_wrapped_hits(lines, scan, hits))
     hits.extend(_uncaught_hits(lines, scan))
-    hits = [h for h in hits if not _exit_none_after_a_raise(h, lines, scan)]
+    hits = [h for h in hits if not _killed_after_a_raise(h, lines, scan)]
     if scan.killed_by_systemd:
         hits = [h for h in hits if h.rule.tier != sig.KILLED]
     extra = _outcome_hit(outcome, lines, scan)
