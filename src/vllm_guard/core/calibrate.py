@@ -113,11 +113,11 @@ _FREE = re.compile(
     r"Free memory on device(?: \S+)? \(" + _G + r"/" + _G + r" GiB\) on startup is less than desired GPU memory "
     r"utilization \((\d+(?:\.\d+)?), " + _G + r" GiB\)"
 )
+# V1's start-up budget on one line: "Desired GPU memory utilization is (0.9, 160.53 GiB). Actual usage is ...", in two
+# wordings of what follows (weights and non-torch memory apart, 0.10+; as one "consumed" figure, about 0.27 on)
+_DESIRED_HEAD = r"Desired GPU memory utilization is \((\d+(?:\.\d+)?), " + _G + r" GiB\)\. Actual usage is " + _G
 _DESIRED = re.compile(
-    r"Desired GPU memory utilization is \((\d+(?:\.\d+)?), "
-    + _G
-    + r" GiB\)\. Actual usage is "
-    + _G
+    _DESIRED_HEAD
     + r" GiB for weight, "
     + _G
     + r" GiB for peak activation, "
@@ -126,12 +126,8 @@ _DESIRED = re.compile(
     + _G
     + r" GiB for CUDAGraph memory"
 )
-# the same line from about 0.27 on, weights and non-torch memory as one figure
 _DESIRED_CONSUMED = re.compile(
-    r"Desired GPU memory utilization is \((\d+(?:\.\d+)?), "
-    + _G
-    + r" GiB\)\. Actual usage is "
-    + _G
+    _DESIRED_HEAD
     + r" GiB for consumed memory \(weights \+ non-torch\), "
     + _G
     + r" GiB for peak activation, and "
@@ -262,13 +258,11 @@ def _figures(message: str) -> list[tuple[str, Any]]:
     if m := _DESIRED.search(message):  # V1 0.10+: the whole budget on one line
         out += [("util", float(m.group(1))), ("weights", _gib(m.group(3))), ("activation", _gib(m.group(4)))]
         out += [("non_torch", _gib(m.group(5))), ("graphs", _gib(m.group(6)))]
-        if t := _FREE_TOTAL.search(message):
-            out.append(("total", _gib(t.group(2))))
-    if m := _DESIRED_CONSUMED.search(message):
+    elif m := _DESIRED_CONSUMED.search(message):
         out += [("util", float(m.group(1))), ("consumed", _gib(m.group(3))), ("activation", _gib(m.group(4)))]
         out.append(("graphs", _gib(m.group(5))))
-        if t := _FREE_TOTAL.search(message):
-            out.append(("total", _gib(t.group(2))))
+    if m is not None and (t := _FREE_TOTAL.search(message)):
+        out.append(("total", _gib(t.group(2))))
     if _FLASHINFER_ON.search(message):
         out.append(("flashinfer", True))
     elif _FLASHINFER_OFF.search(message):
