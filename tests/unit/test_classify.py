@@ -10,7 +10,7 @@ import pytest
 
 from vllm_guard.core.classify import classify
 from vllm_guard.core.failure import SystemdOutcome
-from vllm_guard.core.kinds import Confidence, FailureKind, Phase
+from vllm_guard.core.kinds import Basis, Confidence, FailureKind, Phase
 from vllm_guard.core.logline import as_printed, as_printed_line, strip_prefixes
 
 pytestmark = pytest.mark.unit
@@ -1050,6 +1050,56 @@ def test_an_older_torchs_oom_reads_the_held_memory_from_what_its_allocator_reser
     # torch_npu words its allocator's message as PyTorch did before 2.1
     npu = _old_oom(reserved).replace("CUDA out of memory", "NPU out of memory").replace("(GPU 0;", "(NPU 0;")
     assert classify([npu]).kind is kind
+
+
+# Quoted: https://github.com/vllm-project/vllm/issues/2140 (Qwen2-7B in fp32 on a 22 GB 2080 Ti) and
+# https://github.com/vllm-project/vllm/issues/188 (PyTorch before 2.1), both while loading the weights;
+# https://github.com/vllm-project/vllm/issues/3407 (an AWQ 34B model, a long request while serving)
+_FILLED_BY_WEIGHTS = (
+    "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 518.00 MiB. GPU 0 has a total capacty of "
+    "21.67 GiB of which 4.06 MiB is free. Process 2417585 has 21.65 GiB memory in use. Of the allocated memory 21.32 GiB"
+    " is allocated by PyTorch, and 1018.00 KiB is reserved by PyTorch but unallocated. If reserved but unallocated "
+    "memory is large try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory Management and"
+    " PYTORCH_CUDA_ALLOC_CONF"
+)
+_FILLED_BY_WEIGHTS_OLD = (
+    "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 224.00 MiB (GPU 0; 10.73 GiB total capacity; "
+    "9.85 GiB already allocated; 46.44 MiB free; 9.86 GiB reserved in total by PyTorch) If reserved memory is >> "
+    "allocated memory try setting max_split_size_mb to avoid fragmentation."
+)
+_WITH_HOLES = (
+    "future: <Future finished exception=OutOfMemoryError('CUDA out of memory. Tried to allocate 96.00 MiB. GPU 0 has a"
+    " total capacty of 14.54 GiB of which 60.94 MiB is free. Process 868956 has 14.47 GiB memory in use. Of the "
+    "allocated memory 12.85 GiB is allocated by PyTorch, and 391.40 MiB is reserved by PyTorch but unallocated. If "
+    "reserved but unallocated memory is large try setting max_split_size_mb to avoid fragmentation.  See documentation"
+    " for Memory Management and PYTORCH_CUDA_ALLOC_CONF')>"
+)
+
+
+@pytest.mark.parametrize("line", [_FILLED_BY_WEIGHTS, _FILLED_BY_WEIGHTS_OLD], ids=["torch-2.1-on", "before-2.1"])
+def test_an_unplaced_oom_whose_allocator_never_freed_is_read_as_loading(line: str) -> None:
+    # nothing but the OOM: what PyTorch allocated fills the GPU and its reserve holds no freed holes
+    f = classify([line])
+    assert (f.kind, f.phase, f.basis, f.confidence) == (K.CUDA_OOM_LOAD, Phase.LOAD, Basis.ALLOCATOR, Confidence.LOW)
+
+
+def test_the_allocators_figures_yield_to_what_places_an_oom() -> None:
+    # a serving OOM leaves holes in the reserve: still unplaced
+    holes = classify([_WITH_HOLES])
+    assert (holes.kind, holes.phase) == (K.CUDA_OOM_RUNTIME, Phase.UNKNOWN)
+    # the same figures after the engine came up: the milestone places it, not the figures
+    up = "INFO 03-15 10:00:00 api_server.py:200] Started server process [1234]"
+    served = classify(
+        [up, "INFO 03-15 10:00:01 metrics.py:300] Avg prompt throughput: 10.0 tokens/s", _FILLED_BY_WEIGHTS]
+    )
+    assert served.basis is not Basis.ALLOCATOR
+    # free space of a large segment or more, or an allocation that fills less than the GPU: no reading
+    assert classify([_FILLED_BY_WEIGHTS.replace("1018.00 KiB", "24.00 MiB")]).phase is Phase.UNKNOWN
+    assert classify([_FILLED_BY_WEIGHTS.replace("21.32 GiB is allocated", "12.00 GiB is allocated")]).phase is (
+        Phase.UNKNOWN
+    )
+    # another process holding the GPU is read first
+    assert classify([_oom("Process 35156 has 22.14 GiB memory in use. ", "1.05 GiB")]).kind is K.VRAM_HELD
 
 
 def test_a_module_being_built_places_an_oom_in_loading() -> None:

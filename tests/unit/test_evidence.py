@@ -358,3 +358,16 @@ def test_a_kernel_oom_line_that_comes_late_turns_the_plain_retry_into_a_host_mem
     assert kinds == ["unknown_failure", "host_oom_killed"]
     assert "--max-num-seqs=32" in args(root)
     assert [r.action for r in d.ts(d.targets[0]).remedies] == ["change_flags"]  # the plain retry was taken back
+
+
+def test_an_oom_placed_only_by_the_allocators_figures_yields_to_a_passed_probe() -> None:
+    placed = Failure(K.CUDA_OOM_LOAD, Phase.LOAD, confidence=Confidence.LOW, basis=Basis.ALLOCATOR)
+    served = weigh(placed, Observed(probe_passed=True))
+    assert (served.kind, served.phase) == (K.CUDA_OOM_RUNTIME, Phase.SERVE)
+    # dying before a healthy start is ready says nothing more than the figures did: loading stays
+    early = weigh(placed, Observed(lived_s=10.0, healthy_ready_s=100.0))
+    assert (early.kind, early.phase) == (K.CUDA_OOM_LOAD, Phase.LOAD)
+    assert "allocator" in unsure(early)
+    # the same verdict from a frame is not weak and is left alone
+    framed = Failure(K.CUDA_OOM_LOAD, Phase.LOAD, confidence=Confidence.HIGH, basis=Basis.FRAME)
+    assert weigh(framed, Observed(probe_passed=True)) == framed

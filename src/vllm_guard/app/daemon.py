@@ -353,7 +353,9 @@ class Daemon(ProbeSupervisor):
         passed = live.verified_invocation == inv or (verified is not None and verified.invocation_id == inv)
         ready_s = verified.time_to_ready_s if verified is not None and verified.invocation_id != inv else None
         lived = (attempt.ended_us - attempt.started_us) / 1e6 if attempt.ended_us is not None else None
-        oom = failure.kind in (FailureKind.CUDA_OOM_RUNTIME, FailureKind.CUDA_OOM_PROFILE)
+        oom = failure.kind in (FailureKind.CUDA_OOM_RUNTIME, FailureKind.CUDA_OOM_PROFILE) or (
+            failure.basis is Basis.ALLOCATOR
+        )
         gpus: list[GpuSeen] | None = None
         if (oom or kv) and not passed:
             mine = set(attempt.pids)

@@ -75,6 +75,7 @@ _BASIS_WORDS = {
     "message": "a message that names the cause",
     "frame": "placed by a traceback frame",
     "milestone": "placed by a start-up milestone",
+    "allocator": "placed only by the allocator's figures in the OOM message",
     "bare": "nothing but a bare error",
     "observed": "what the guard saw of the attempt beyond its lines",
 }

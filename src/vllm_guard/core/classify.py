@@ -248,6 +248,42 @@ def _others_hold_the_gpu(text: str) -> bool:
     return use.total > 0 and others >= 0.5 * use.total and use.mine <= 0.5 * others
 
 
+# What PyTorch's caching allocator says of its own memory at a device OOM (c10/cuda/CUDACachingAllocator.cpp, the
+# message of OutOfMemoryError): "Of the allocated memory A is allocated by PyTorch, and R is reserved by PyTorch but
+# unallocated" (2.1 on; "with P allocated in private pools (e.g., CUDA Graphs), " between them where P > 0), and before
+# 2.1 "A already allocated; ... T reserved in total by PyTorch" (R = T - A). torch_npu prints either.
+_ALLOCATED_RE = re.compile(
+    r"Of the allocated memory " + _SIZE + r" is allocated by PyTorch,.*?and " + _SIZE + r" is reserved by PyTorch but"
+    r" unallocated"
+)
+_ALLOCATED_OLD_RE = re.compile(_SIZE + r" already allocated;.*?" + _SIZE + r" reserved in total by PyTorch")
+# The allocator serves requests of 1 to 10 MiB from segments of 20 MiB (kLargeBuffer), the largest unit of its
+# rounding: less free space than one such segment is a reserve without the holes freed memory leaves.
+_ONE_LARGE_SEGMENT_GIB = 20 / 1024
+_FILLED_SHARE = 0.9
+
+
+def _filled_by_weights(text: str) -> bool:
+    """Whether a device OOM's own figures show a process that only ever allocated: what PyTorch allocated fills the
+    GPU, and its reserve holds less free space than one of its large segments. Before raising, the allocator has
+    returned its wholly free segments to the driver and retried (``release_cached_blocks`` in ``malloc``), so the
+    free space left in its reserve is the holes freed blocks leave in segments still in use. Loading the weights
+    allocates tensors that stay; a forward pass frees its activations every step, so serving, and mostly profiling,
+    leave holes. Read only where nothing else places the OOM."""
+    use = _gpu_use(text)
+    if use is None or use.total <= 0:
+        return False
+    m = _ALLOCATED_RE.search(text)
+    if m is not None:
+        allocated, free_in_reserve = _to_gib(m.group(1), m.group(2)), _to_gib(m.group(3), m.group(4))
+    elif (m := _ALLOCATED_OLD_RE.search(text)) is not None:
+        allocated = _to_gib(m.group(1), m.group(2))
+        free_in_reserve = _to_gib(m.group(3), m.group(4)) - allocated
+    else:
+        return False
+    return allocated >= _FILLED_SHARE * use.total and 0 <= free_in_reserve < _ONE_LARGE_SEGMENT_GIB
+
+
 # The functions that allocate the KV cache itself, after its size was set (V0's CacheEngine, V1's runner).
 _KV_ALLOCATION_FRAMES = frozenset(
     {
@@ -1297,6 +1333,9 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
         # the allocator's message may be another hit than the first (IPython names the exception in a header first);
         # PyTorch 2.1 wrote "total capacty"
         told = next((h for h in verdicts if h.rule.signature.oom and "capac" in h.text), first)
+        if phase is Phase.UNKNOWN and _filled_by_weights(told.text):
+            phase, basis = Phase.LOAD, Basis.ALLOCATOR
+            kind = K.CUDA_OOM_LOAD
         if _others_hold_the_gpu(told.text) or (
             phase is Phase.PROFILE
             and _others_took_the_kv_cache(told.text, _traceback_frames(lines, _traceback_end(lines, told.index)))
@@ -1343,7 +1382,7 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
 
 def _confidence(tier: int, basis: Basis) -> Confidence:
     """How far the daemon may trust a verdict: a root-cause message most, a bare error least."""
-    if basis is Basis.BARE or tier in (sig.KILLED, sig.BARE):
+    if basis in (Basis.BARE, Basis.ALLOCATOR) or tier in (sig.KILLED, sig.BARE):
         return Confidence.LOW
     if basis is Basis.MILESTONE or tier in (sig.ROOT_WEAK, sig.DISTRIBUTED, sig.DEAD, sig.CONTEXT):
         return Confidence.MEDIUM

@@ -60,7 +60,7 @@ FIELDS = {
     "KIND": "the failure kind (kv_cache_insufficient, cuda_oom_profile, ...)",
     "PHASE": "load, profile, serve or unknown",
     "CONFIDENCE": "how strong the verdict's evidence is: high, medium or low",
-    "BASIS": "what the verdict rests on: message, frame, milestone, observed or bare",
+    "BASIS": "what the verdict rests on: message, frame, milestone, allocator, observed or bare",
     "OBSERVED": "what the guard saw of the attempt beyond its lines (a probe that passed, when it died, the GPUs' "
     "holders, the kernel's log) and how it weighed a weak verdict",
     "UNSURE": "what the guard is unsure of about the verdict (empty when its evidence is strong)",

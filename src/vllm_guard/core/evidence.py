@@ -5,7 +5,9 @@ how long the attempt lived against how long the last healthy start took to becom
 held GPU memory right after it ended, whether the kernel logged an OOM kill of one of its processes and
 whether host memory was under pressure. ``weigh`` revises a verdict with these facts, only where the
 verdict is weak (confidence low: a device OOM with no clue to its phase, a bare SIGKILL). A verdict that
-rests on a root-cause message, a traceback or a milestone is never touched.
+rests on a root-cause message, a traceback or a milestone is never touched. A device OOM that only the
+allocator's figures placed in loading (basis ``allocator``) is weighed as one of unknown phase by rules 1 and 3;
+rule 2 adds nothing to it (it is already a start-up reading).
 
 The rules, each a fact about how vLLM and the kernel behave rather than about one log's wording:
 
@@ -74,6 +76,9 @@ class Observed:
 
 
 def _oom_unplaced(f: Failure) -> bool:
+    """A device OOM no frame or milestone placed: its phase unknown, or read only from the allocator's figures."""
+    if f.basis is Basis.ALLOCATOR:
+        return f.kind is K.CUDA_OOM_LOAD
     return f.kind in (K.CUDA_OOM_RUNTIME, K.CUDA_OOM_PROFILE) and f.phase is Phase.UNKNOWN
 
 
@@ -154,7 +159,8 @@ def weigh(failure: Failure, seen: Observed) -> Failure:
         if waited is not None:
             return waited
         if (
-            seen.lived_s is not None
+            f.phase is Phase.UNKNOWN
+            and seen.lived_s is not None
             and seen.healthy_ready_s is not None
             and seen.lived_s < STARTUP_MARGIN * seen.healthy_ready_s
         ):
@@ -210,6 +216,11 @@ def unsure(failure: Failure) -> str:
         return (
             "the log names no other process; other processes held GPU memory right after the failure, so the guard "
             "waits for it"
+        )
+    if _oom_unplaced(f) and f.basis is Basis.ALLOCATOR:
+        return (
+            "no frame or milestone places the OOM: read as loading because the allocator's own figures show its "
+            "allocations filling the GPU with nothing freed, as loading the weights does"
         )
     if _oom_unplaced(f):
         return (

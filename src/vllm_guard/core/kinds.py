@@ -84,6 +84,7 @@ class Basis(StrEnum):
     MESSAGE = "message"  # a message that names the cause
     FRAME = "frame"  # a traceback frame (or a worker's method name) placed it
     MILESTONE = "milestone"  # the last start-up milestone before it placed it
+    ALLOCATOR = "allocator"  # a device OOM's own figures of the allocator placed it (no frame, no milestone)
     OBSERVED = "observed"  # what the guard saw beyond the lines revised a weak verdict (core/evidence.py)
     BARE = "bare"  # a bare error: an exit status, a signal, an uncaught exception, a wrapper
     CLEAN = "clean"  # no failure found
