@@ -2702,3 +2702,133 @@ def test_the_kv_offload_tiers_own_p2p_errors_are_not_a_gpu_link_failure() -> Non
     )
     assert classify([tier]).kind is K.NONE
     assert classify(["RuntimeError: P2P access failed between GPU 0 and GPU 1"]).kind is K.DISTRIBUTED_ERROR
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [
+        # https://github.com/vllm-project/vllm/issues/10855 (ROCm on an MI210 in a pod)
+        ("RuntimeError: HIP error: invalid argument", K.GPU_DRIVER_ERROR),
+        # SYNTHETIC, in PyTorch's wording: any runtime error of the CUDA API, but for memory, a kernel's assertion and
+        # what graph capture refuses
+        ("RuntimeError: CUDA error: invalid configuration argument", K.GPU_DRIVER_ERROR),
+        ("RuntimeError: CUDA error: device-side assert triggered", K.UNKNOWN_FAILURE),
+        ("RuntimeError: CUDA error: operation not permitted when stream is capturing", K.UNKNOWN_FAILURE),
+        # https://github.com/vllm-project/vllm/issues/4019 (MI250X, TP 2): ROCm's runtime aborting a queue
+        (
+            "(RayWorkerVllm pid=12470) :0:rocdevice.cpp            :2726: 1292301652939 us: [pid:12470 "
+            "tid:0x7eeb82ffd700] Callback: Queue 0x7eebf4200000 aborting with error : HSA_STATUS_ERROR_EXCEPTION: An "
+            "HSAIL operation resulted in a hardware exception. code: 0x1016",
+            K.GPU_DRIVER_ERROR,
+        ),
+        # https://github.com/djangodevreng/dgx-spark-benchmarks (results/qwen-3.6/qwen-3.6-27b/fp8/_server-crash.log):
+        # a CUTLASS kernel the GB10 could not run
+        (
+            "(EngineCore pid=293) ERROR 08-14 08:00:06 [core.py:1330] RuntimeError: cutlass_gemm_caller, "
+            "/workspace/csrc/libtorch_stable/quantization/w8a8/cutlass/c3x/cutlass_gemm_caller.cuh:62, Error Internal",
+            K.GPU_DRIVER_ERROR,
+        ),
+        # SYNTHETIC: a status of CUTLASS's that is the caller's, not the device's
+        ("RuntimeError: cutlass_gemm_caller, cutlass_gemm_caller.cuh:62, Error Misaligned Operand", K.UNKNOWN_FAILURE),
+        # https://github.com/bakhovaddinov/aibrix (pod.log): torch_npu's check of a call into Ascend's runtime
+        (
+            "ERROR 08-14 19:25:05 [multiproc_executor.py:597] RuntimeError: zero_:build/CMakeFiles/torch_npu.dir/"
+            "compiler_depend.ts:26 NPU function error: call aclnnInplaceZero failed, error code is 561103",
+            K.GPU_DRIVER_ERROR,
+        ),
+    ],
+    ids=["hip", "cuda-any", "cuda-device-assert", "cuda-capture", "hsa", "cutlass", "cutlass-caller", "npu-function"],
+)
+def test_the_devices_runtime_errors(line: str, kind: FailureKind) -> None:
+    assert classify([line]).kind is kind
+
+
+def test_a_device_memory_code_under_torch_npus_check_is_the_oom() -> None:
+    # SYNTHETIC, in torch_npu's and CANN's wording: the check's line first, CANN's account of the failure under it
+    lines = [
+        "RuntimeError: npuSynchronizeDevice:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:508 NPU function error: "
+        "AclrtSynchronizeDeviceWithTimeout, error code is 507013",
+        "[ERROR] 2025-11-10-01:25:12 (PID:5536, Device:0, RankID:-1) ERR00100 PTA call acl api failed",
+        "EL0004: [PID: 5536] 2025-11-10-01:25:11.770.501 Failed to allocate memory.",
+    ]
+    assert classify(lines).kind in (K.CUDA_OOM_LOAD, K.CUDA_OOM_PROFILE, K.CUDA_OOM_RUNTIME)
+
+
+@pytest.mark.parametrize(
+    ("lines", "kind"),
+    [
+        # https://github.com/vllm-project/vllm/issues/7032 (8x MI300X): the Hub's CDN refused a range; the worker
+        # vLLM then terminated reports its SIGTERM
+        (
+            [
+                "[rank0]: huggingface_hub.utils._errors.HfHubHTTPError: 416 Client Error: Requested Range Not "
+                "Satisfiable for url: https://cdn-lfs-us- .....",
+                "ERROR 08-01 07:45:19 multiproc_worker_utils.py:120] Worker VllmWorkerProcess pid 76 died, exit code: "
+                "-15",
+            ],
+            K.MODEL_LOAD_ERROR,
+        ),
+        # https://github.com/OpenPipe/ART/issues/405: expandable segments with vLLM's sleep mode
+        (["RuntimeError: torch.cuda.MemPool doesn't currently support expandable_segments."], K.BAD_ARGUMENTS),
+        # SYNTHETIC, vLLM's own check (vllm/device_allocator/cumem.py)
+        (["AssertionError: Expandable segments are not compatible with memory pool."], K.BAD_ARGUMENTS),
+        # https://github.com/parsehawk/parsehawk/issues/6 (vllm-metal on a 16 GB Mac)
+        (
+            [
+                "ValueError: Paged attention: not enough Metal memory for KV cache.",
+                "metal_limit=14.30GB, fraction=0.5, usable_metal=7.15GB,",
+                "kv_budget=-0.38GB.",
+            ],
+            K.KV_CACHE_INSUFFICIENT,
+        ),
+        # https://github.com/AlexGS74/glm47-nvfp4-sm120 (docs/vllm-sm120-nvfp4-working-state.md): vLLM's own report
+        # of the allocator's OOM names the phase, a few lines below it
+        (
+            [
+                "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.74 GiB.",
+                "GPU 3 has a total capacity of 94.97 GiB of which 1.69 GiB is free.",
+                "...",
+                "RuntimeError: CUDA out of memory occurred when warming up sampler with 1024 dummy requests.",
+            ],
+            K.CUDA_OOM_PROFILE,
+        ),
+        # https://github.com/Alibaba-NLP/ZeroSearch/issues/11: in a container NVML lists the failing process too; it is
+        # the smallest listed use that covers what its allocator reserved (600 MiB): the other holds the GPU
+        (
+            [
+                "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 148.00 MiB. GPU 0 has a total capacity "
+                "of 31.60 GiB of which 87.44 MiB is free. Process 441650 has 30.51 GiB memory in use. Process 449657 "
+                "has 1022.00 MiB memory in use. Of the allocated memory 594.01 MiB is allocated by PyTorch, and 5.99 "
+                "MiB is reserved by PyTorch but unallocated."
+            ],
+            K.VRAM_HELD,
+        ),
+    ],
+    ids=["hub-http", "mempool", "cumem-assert", "metal-kv", "sampler-report", "container-listed"],
+)
+def test_what_a_start_up_failure_names(lines: list[str], kind: FailureKind) -> None:
+    assert classify(lines).kind is kind
+
+
+def test_the_engines_death_at_start_up_after_it_raised_is_what_it_raised() -> None:
+    # https://github.com/vllm-project/vllm/issues/16150 (shortened): the profile run raises, then the front end reports
+    # the engine's death and kills its processes
+    raised = [
+        "ERROR 04-07 10:56:15 [core.py:390] EngineCore hit an exception: Traceback (most recent call last):",
+        'ERROR 04-07 10:56:15 [core.py:390]   File "/usr/local/lib/python3.10/dist-packages/vllm/v1/engine/core.py", '
+        "line 132, in _initialize_kv_caches",
+        "ERROR 04-07 10:56:15 [core.py:390]     available_gpu_memory = self.model_executor.determine_available_memory()",
+        'ERROR 04-07 10:56:15 [core.py:390]   File "/usr/local/lib/python3.10/dist-packages/vllm/v1/executor/'
+        'multiproc_executor.py", line 123, in collective_rpc',
+        "ERROR 04-07 10:56:15 [core.py:390]     raise result",
+        "ERROR 04-07 10:56:15 [core.py:390] ValueError: too many values to unpack (expected 12)",
+        "CRITICAL 04-07 10:56:15 [core_client.py:359] Got fatal signal from worker processes, shutting down. See stack "
+        "trace above for root cause issue.",
+        "Killed",
+    ]
+    assert classify(raised).kind is K.UNKNOWN_FAILURE
+    # the same after the server came up (its later wording of the start) is the engine dying while serving
+    up = "(APIServer pid=1) INFO 04-07 10:50:00 [api_server.py:596] Starting vLLM server on http://0.0.0.0:8000"
+    served = [up, *(line.replace("_initialize_kv_caches", "step") for line in raised)]
+    served = [line for line in served if "determine_available_memory" not in line]
+    assert classify(served).kind is K.ENGINE_DEAD

@@ -227,11 +227,17 @@ def _gpu_use(text: str) -> _GpuUse | None:
         if cap is None:
             return None
         own = own or _SELF_RESERVED_OLD_RE.search(text)
+    listed = [_to_gib(m.group(1), m.group(2)) for m in _OTHER_HAS_RE.finditer(text)]
+    mine = None if own is None else _to_gib(own.group(1), own.group(2))
+    if mine is None and len(listed) > 1 and (reserved := _reserved_by_torch(text)) is not None:
+        # NVML lists the failing process too where it does not share the container's pids: it holds at least what
+        # its allocator reserved (its CUDA context on top), so it is the smallest listed use that covers that
+        covering = [x for x in listed if x >= reserved]
+        if covering:
+            mine = min(covering)
+            listed.remove(mine)
     return _GpuUse(
-        total=_to_gib(cap.group(1), cap.group(2)),
-        free=_to_gib(cap.group(3), cap.group(4)),
-        mine=None if own is None else _to_gib(own.group(1), own.group(2)),
-        listed=[_to_gib(m.group(1), m.group(2)) for m in _OTHER_HAS_RE.finditer(text)],
+        total=_to_gib(cap.group(1), cap.group(2)), free=_to_gib(cap.group(3), cap.group(4)), mine=mine, listed=listed
     )
 
 
@@ -263,6 +269,23 @@ _ONE_LARGE_SEGMENT_GIB = 20 / 1024
 _FILLED_SHARE = 0.9
 
 
+def _allocator_figures(text: str) -> tuple[float, float] | None:
+    """What PyTorch allocated and the free space in its reserve, in GiB, as a device OOM's message gives them."""
+    m = _ALLOCATED_RE.search(text)
+    if m is not None:
+        return _to_gib(m.group(1), m.group(2)), _to_gib(m.group(3), m.group(4))
+    m = _ALLOCATED_OLD_RE.search(text)
+    if m is not None:
+        allocated = _to_gib(m.group(1), m.group(2))
+        return allocated, _to_gib(m.group(3), m.group(4)) - allocated
+    return None
+
+
+def _reserved_by_torch(text: str) -> float | None:
+    figures = _allocator_figures(text)
+    return None if figures is None else figures[0] + max(0.0, figures[1])
+
+
 def _filled_by_weights(text: str) -> bool:
     """Whether a device OOM's own figures show a process that only ever allocated: what PyTorch allocated fills the
     GPU, and its reserve holds less free space than one of its large segments. Before raising, the allocator has
@@ -271,16 +294,10 @@ def _filled_by_weights(text: str) -> bool:
     allocates tensors that stay; a forward pass frees its activations every step, so serving, and mostly profiling,
     leave holes. Read only where nothing else places the OOM."""
     use = _gpu_use(text)
-    if use is None or use.total <= 0:
+    figures = _allocator_figures(text)
+    if use is None or use.total <= 0 or figures is None:
         return False
-    m = _ALLOCATED_RE.search(text)
-    if m is not None:
-        allocated, free_in_reserve = _to_gib(m.group(1), m.group(2)), _to_gib(m.group(3), m.group(4))
-    elif (m := _ALLOCATED_OLD_RE.search(text)) is not None:
-        allocated = _to_gib(m.group(1), m.group(2))
-        free_in_reserve = _to_gib(m.group(3), m.group(4)) - allocated
-    else:
-        return False
+    allocated, free_in_reserve = figures
     return allocated >= _FILLED_SHARE * use.total and 0 <= free_in_reserve < _ONE_LARGE_SEGMENT_GIB
 
 
@@ -655,6 +672,24 @@ def _oom_phase(lines: Sequence[str], index: int, starts: Sequence[int] = ()) -> 
         if phase is not None:
             return phase, Basis.MILESTONE
     return Phase.UNKNOWN, Basis.BARE
+
+
+def _reported_phase(
+    lines: Sequence[str], first: _Hit, verdicts: Sequence[_Hit], starts: Sequence[int]
+) -> tuple[Phase, Basis] | None:
+    """The phase another report of the same OOM names: vLLM catches PyTorch's OutOfMemoryError and raises its own,
+    worded for the phase ("CUDA out of memory occurred when warming up sampler with 1024 dummy requests"), a few lines
+    below the allocator's message."""
+    low, high = _segment(starts, max(first.index, 0))
+    for h in sorted(verdicts, key=lambda h: h.index):
+        if h.rule.kind not in _OOM_KINDS or not low <= h.index < high or h.index < first.index:
+            continue
+        if h.rule.signature.phase is not None:  # a text of its own for the phase (vLLM's sampler warm-up)
+            return h.rule.signature.phase, Basis.MESSAGE
+        for regex, reported in _PHASE_TEXT_RES:
+            if regex.search(lines[h.index]):
+                return reported, Basis.FRAME
+    return None
 
 
 _OOM_KIND_BY_PHASE = {
@@ -1278,16 +1313,25 @@ def _explained_by_an_earlier_failure(hit: _Hit, lines: Sequence[str], scan: _Sca
     """A death that names no cause of its own (``Signature.after_a_failure``: a worker's exit code None, a shell's
     "Killed", Ray's worker that died of a "system error") after one of the server's processes raised without
     recovering, or crashed of a fatal signal, in the same start: the failure is what ended the start, the death its
-    consequence (vLLM kills its own processes; a crashed worker is what Ray reports)."""
-    if not hit.rule.signature.after_a_failure or hit.index < 0:
+    consequence (vLLM kills its own processes; a crashed worker is what Ray reports). So is the engine's report of
+    its own death (``DEAD``) after such a failure in a start that had not served yet: an engine that dies while
+    serving is what ``engine_dead`` names; one still loading or profiling died of what it raised."""
+    if hit.index < 0:
+        return False
+    dead = hit.rule.tier == sig.DEAD
+    if not (hit.rule.signature.after_a_failure or dead):
         return False
     low = _segment(scan.starts, hit.index)[0]
-    # the exceptions no rule took, and those a rule took by their text ("RuntimeError: NCCL error: ...")
+    # the exceptions no rule took, and those a rule took by their text ("RuntimeError: NCCL error: ..."), but for
+    # the engine's reports of its own death
     raised = [i for i in scan.exception_lines + scan.loose_exceptions if _raises(lines, i)]
-    raised += [h.index for h in scan.hits if _raises(lines, h.index)]
-    if any(low <= index < hit.index and not _recovered_after(lines, index, scan.starts) for index in raised):
-        return True
-    return any(_FATAL_SIGNAL_RE.search(lines[i]) for i in range(low, hit.index))
+    raised += [h.index for h in scan.hits if h.rule.tier != sig.DEAD and _raises(lines, h.index)]
+    raised += [i for i in range(low, hit.index) if _FATAL_SIGNAL_RE.search(lines[i])]
+    earlier = [i for i in raised if low <= i < hit.index and not _recovered_after(lines, i, scan.starts)]
+    if dead and earlier:
+        # what places the failure (its frames, the method a worker ran, the milestone before it) says it was starting
+        return _oom_phase(lines, _traceback_end(lines, min(earlier)), scan.starts)[0] in (Phase.LOAD, Phase.PROFILE)
+    return bool(earlier)
 
 
 # vLLM registers each attention (and Mamba, LoRA) layer by its name in the process's forward context and refuses a
@@ -1346,7 +1390,9 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
 
     phase = signature.phase or Phase.UNKNOWN
     if signature.oom and lines:
-        phase, basis = _oom_phase(lines, _traceback_end(lines, first.index), scan.starts)
+        phase, basis = _reported_phase(lines, first, verdicts, scan.starts) or _oom_phase(
+            lines, _traceback_end(lines, first.index), scan.starts
+        )
         kind = _OOM_KIND_BY_PHASE[phase]
         # the allocator's message may be another hit than the first (IPython names the exception in a header first);
         # PyTorch 2.1 wrote "total capacty"

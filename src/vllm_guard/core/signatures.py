@@ -156,13 +156,14 @@ SIGNATURES: tuple[Signature, ...] = (
         ROOT,
         (
             "nsufficient memory for KV cache",
-            "not enough memory for KV cache",
+            "memory for KV cache",
             "Insufficient KV cache",
             "Not enough memory for",
         ),
         _vllm("vllm/worker/cpu_worker.py, vllm/v1/core/kv_cache_utils.py", "check_enough_kv_cache_memory", "0.5.0-"),
-        # a platform plugin's wording counts the blocks: "Not enough memory for 24 blocks of KV cache."
-        pattern=r"nsufficient memory for KV cache|not enough memory for KV cache|Insufficient KV cache"
+        # a platform plugin's wordings: one counts the blocks ("Not enough memory for 24 blocks of KV cache."), one
+        # names its memory ("Paged attention: not enough Metal memory for KV cache.", vllm-metal)
+        pattern=r"nsufficient memory for KV cache|not enough (?:\w+ )?memory for KV cache|Insufficient KV cache"
         r"|Not enough memory for \d+ blocks of KV cache",
         phase=Phase.PROFILE,
         numbers="kv",
@@ -848,6 +849,25 @@ SIGNATURES: tuple[Signature, ...] = (
         pattern=r"does not support LoRA,? but LoRA is enabled|AoT scheduling is required for full cuda graph"
         r"|moe_backend=\S+ is not supported for \w+ MoE",
     ),
+    # the allocator's expandable segments (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True) with a memory pool, which
+    # vLLM's sleep mode allocates through (vllm/device_allocator/cumem.py asserts "Expandable segments are not
+    # compatible with memory pool"; PyTorch's MemPool refuses them, c10/cuda/CUDACachingAllocator.cpp: "MemPool
+    # doesn't currently support expandable_segments."): a setting of the unit's environment to drop
+    Signature(
+        "args-expandable-segments-with-a-pool",
+        K.BAD_ARGUMENTS,
+        ROOT,
+        ("not compatible with memory pool", "support expandable_segments"),
+        _vllm(
+            "vllm/device_allocator/cumem.py, torch c10/cuda/CUDACachingAllocator.cpp",
+            "CuMemAllocator, MemPool",
+            "0.7.3-",
+        ),
+        pattern=r"Expandable segments are not compatible with memory pool|MemPool doesn't currently support "
+        r"expandable_segments",
+        hint="expandable_segments in PYTORCH_CUDA_ALLOC_CONF cannot be used with vLLM's sleep mode (its memory pool): "
+        "drop it from the unit's environment, or turn sleep mode off",
+    ),
     Signature(
         "args-pydantic-header",
         K.BAD_ARGUMENTS,
@@ -1118,13 +1138,19 @@ SIGNATURES: tuple[Signature, ...] = (
         r"|OfflineModeIsEnabled|Invalid repository ID or local directory",
         phase=Phase.LOAD,
     ),
+    # the Hub's answer to a request for the model's files: 401/403/404 (auth, a gated repo, a missing one), and any
+    # HTTP error hf_raise_for_status raises on the way (HfHubHTTPError: "416 Client Error: Requested Range Not
+    # Satisfiable for url: https://cdn-lfs...", a 5xx of the Hub or its CDN): the weights never arrive
     Signature(
         "model-hub-http",
         K.MODEL_LOAD_ERROR,
         ROOT,
-        ("401 Client Error", "403 Client Error", "404 Client Error"),
+        ("401 Client Error", "403 Client Error", "404 Client Error", "HfHubHTTPError"),
         _HF_HUB,
+        pattern=r"40[134] Client Error|HfHubHTTPError: \d{3} ",
         phase=Phase.LOAD,
+        hint="the weights could not be fetched from the Hub (an HTTP error): check the model id, the token and the "
+        "network, and download them once before starting the unit (huggingface-cli download)",
     ),
     Signature(
         "model-config-format",
@@ -1451,14 +1477,20 @@ SIGNATURES: tuple[Signature, ...] = (
             "illegal instruction",
             "misaligned address",
             "HIP error: ",
+            "HSA_STATUS_ERROR_",
         ),
         Source("cuda", "CUDA runtime and the NVIDIA kernel module (NVRM)", "cudaGetErrorString, Xid report", "all"),
+        # PyTorch's check of every CUDA (HIP) runtime call raises "CUDA error: <cudaGetErrorString>" (c10/cuda/
+        # CUDAException.h C10_CUDA_CHECK; "HIP error: " on ROCm): the runtime's own error, but for running out of
+        # memory (the OOM rules), a kernel's assertion (a bug in what it was given) and what graph capture refuses
+        # (a bug in what was captured); ROCm's runtime aborts a queue on a GPU exception with "HSA_STATUS_ERROR_..."
+        # (ROCclr, rocdevice.cpp: "Callback: Queue ... aborting with error : HSA_STATUS_ERROR_EXCEPTION: ...")
         pattern=r"uncorrectable ECC error|illegal memory access|unspecified launch failure|\bXid\b"
         r"|(?:fell|fallen) off the bus|GPU is lost|Memory access fault by GPU|an illegal instruction was encountered"
-        r"|misaligned address|CUDA error: (?:unknown error|initialization error|no CUDA-capable device"
-        r"|CUDA-capable device|operation not supported|operation not permitted(?! when stream is capturing)"
-        r"|uncorrectable|an illegal|unspecified)"
-        r"|HIP error: (?:invalid device function|unspecified launch failure|an illegal)",
+        r"|misaligned address"
+        r"|(?:CUDA|HIP) error: (?!out of memory|device-side assert|operation not permitted when stream is capturing"
+        r"|operation failed due to a previous error during capture|CUBLAS_STATUS_ALLOC_FAILED)[a-zA-Z]"
+        r"|aborting with error : HSA_STATUS_ERROR_(?!OUT_OF_RESOURCES)",
         # vLLM's custom all-reduce checks every CUDA call it makes (csrc/custom_all_reduce.cuh CUDACHECK: "Failed:
         # Cuda error <file>:<line> '<error>'"): the error is its own, a distributed failure (below)
         unless=("custom_all_reduce",),
@@ -1472,6 +1504,30 @@ SIGNATURES: tuple[Signature, ...] = (
         ("CUDA driver error: ",),
         _torch("c10/cuda/driver_api.h", "C10_CUDA_DRIVER_CHECK", "2.1-"),
         pattern=r"CUDA driver error: (?!out of memory)\w",
+    ),
+    # a CUTLASS kernel that the device could not run: CUTLASS's own status (cutlass/cutlass.h,
+    # cutlassGetStatusString) as vLLM's and FlashInfer's checks print it ("cutlass_gemm_caller, <file>:62, Error
+    # Internal"; "Failed to initialize cutlass FP4 gemm on sm120/sm121. Error: Error Internal"): an internal error
+    # (the CUDA call under it failed: shared memory, a TMA descriptor), an architecture or a driver it was not built
+    # for. Its other statuses (a misaligned operand, a problem it does not support) are the caller's.
+    Signature(
+        "driver-cutlass-status",
+        K.GPU_DRIVER_ERROR,
+        ROOT,
+        ("Error Internal", "Error Arch Mismatch", "Error Insufficient Driver"),
+        Source("cutlass", "include/cutlass/cutlass.h", "cutlassGetStatusString", "2.0-"),
+        pattern=r"(?i:cutlass).*\bError (?:Internal|Arch Mismatch|Insufficient Driver)\b",
+    ),
+    # torch_npu's check of every call into Ascend's runtime, its counterpart of "CUDA error: ": "NPU function error:
+    # call aclnnInplaceZero failed, error code is 561103", then "ERR00100 PTA call acl api failed" and CANN's own
+    # account of the failure under it, which may name a more exact cause (device memory's codes, EL0004 and 207001,
+    # are OOMs above): a weaker root cause
+    Signature(
+        "driver-npu-function-error",
+        K.GPU_DRIVER_ERROR,
+        ROOT_WEAK,
+        ("NPU function error: ", "PTA call acl api failed"),
+        Source("torch_npu", "torch_npu/csrc/core/npu/NPUException.h", "NPU_CHECK_ERROR, OPS_CHECK_ERROR", "2.1-"),
     ),
     # ---------------------------------------------------------------- systemd's bare SIGKILL
     Signature(
@@ -2063,6 +2119,10 @@ MILESTONES: tuple[Milestone, ...] = (
     ),
     Milestone(
         "Starting vLLM API server", Phase.SERVE, _vllm("vllm/entrypoints/openai/api_server.py", "run_server", "0.4.0-")
+    ),
+    # its later wording, once the engine is up (seen from 0.18 to 0.32, the CPU build included)
+    Milestone(
+        "Starting vLLM server on", Phase.SERVE, _vllm("vllm/entrypoints/openai/api_server.py", "run_server", "0.18-")
     ),
     Milestone(
         "Uvicorn running on", Phase.SERVE, Source("uvicorn", "uvicorn/server.py", "Server._log_started_message", "all")
