@@ -302,10 +302,12 @@ def _word_wrapped(lines: list[str], width: int) -> list[str]:
 # before the word that would cross it. Some verdicts may change (a message broken in two lines only, which may
 # as well be two messages; two lines that fill the width, which either may have broken), but few: without
 # joining the lines again, 34 (hard, 120 columns) and 66 (words, 100 columns) of the 622 did. The bounds are shares
-# of the corpus (2, 10 and 18 of its 694 files when they were set; 2, 9 and 24 of 877 now).
+# of the corpus (2, 10 and 18 of its 694 files when they were set; 2, 9 and 24 of 877, then 28 of 943 when the
+# thirty-third measurement's logs came with four more single-line messages that a word wrap breaks where a terminal
+# may have: the share words-100 allows went from 0.028 to 0.03).
 @pytest.mark.parametrize(
     ("wrap", "width", "most_changed"),
-    [(_hard_wrapped, 200, 0.004), (_hard_wrapped, 120, 0.015), (_word_wrapped, 100, 0.028)],
+    [(_hard_wrapped, 200, 0.004), (_hard_wrapped, 120, 0.015), (_word_wrapped, 100, 0.03)],
     ids=["hard-200", "hard-120", "words-100"],
 )
 def test_corpus_verdicts_survive_a_wrapped_paste(

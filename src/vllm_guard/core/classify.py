@@ -1309,7 +1309,53 @@ def _raises(lines: Sequence[str], index: int) -> bool:
     return found is not None and found[1] and _DEATH_REPORT_RE.search(found[0]) is None
 
 
-def _explained_by_an_earlier_failure(hit: _Hit, lines: Sequence[str], scan: _Scan) -> bool:
+class _EarlierFailures:
+    """What a death may follow in a log: the lines where one of the server's processes raised (the exceptions no rule
+    took, and those a rule took by their text, "RuntimeError: NCCL error: ...", but for the engine's reports of its
+    own death and Ray's of a dead worker) or crashed of a fatal signal; worked out once, on first need."""
+
+    def __init__(self, lines: Sequence[str], scan: _Scan) -> None:
+        self.lines, self.scan = lines, scan
+        self._at: list[int] | None = None
+        self._recovered: dict[int, bool] = {}
+        self._starting: dict[int, bool] = {}
+
+    def _indices(self) -> list[int]:
+        if self._at is None:
+            lines, scan = self.lines, self.scan
+            at = {i for i in scan.exception_lines + scan.loose_exceptions if _raises(lines, i)}
+            for h in scan.hits:
+                if not (h.index >= 0 and h.rule.tier != sig.DEAD):
+                    continue
+                if _raises(lines, h.index) or (h.rule.tier == sig.BARE and _FATAL_SIGNAL_RE.search(h.text)):
+                    at.add(h.index)
+            self._at = sorted(at)
+        return self._at
+
+    def first(self, low: int, high: int) -> int | None:
+        """The first such line in ``[low, high)`` after which the process did not go on serving."""
+        at = self._indices()
+        for index in at[bisect.bisect_left(at, low) :]:
+            if index >= high:
+                break
+            recovered = self._recovered.get(index)
+            if recovered is None:
+                recovered = self._recovered[index] = _recovered_after(self.lines, index, self.scan.starts)
+            if not recovered:
+                return index
+        return None
+
+    def while_starting(self, index: int) -> bool:
+        """Whether what places the failure at ``lines[index]`` (its frames, the method a worker ran, the milestone
+        before it) says the server was still loading or profiling."""
+        starting = self._starting.get(index)
+        if starting is None:
+            phase = _oom_phase(self.lines, _traceback_end(self.lines, index), self.scan.starts)[0]
+            starting = self._starting[index] = phase in (Phase.LOAD, Phase.PROFILE)
+        return starting
+
+
+def _explained_by_an_earlier_failure(hit: _Hit, earlier: _EarlierFailures) -> bool:
     """A death that names no cause of its own (``Signature.after_a_failure``: a worker's exit code None, a shell's
     "Killed", Ray's worker that died of a "system error") after one of the server's processes raised without
     recovering, or crashed of a fatal signal, in the same start: the failure is what ended the start, the death its
@@ -1321,17 +1367,8 @@ def _explained_by_an_earlier_failure(hit: _Hit, lines: Sequence[str], scan: _Sca
     dead = hit.rule.tier == sig.DEAD
     if not (hit.rule.signature.after_a_failure or dead):
         return False
-    low = _segment(scan.starts, hit.index)[0]
-    # the exceptions no rule took, and those a rule took by their text ("RuntimeError: NCCL error: ..."), but for
-    # the engine's reports of its own death
-    raised = [i for i in scan.exception_lines + scan.loose_exceptions if _raises(lines, i)]
-    raised += [h.index for h in scan.hits if h.rule.tier != sig.DEAD and _raises(lines, h.index)]
-    raised += [i for i in range(low, hit.index) if _FATAL_SIGNAL_RE.search(lines[i])]
-    earlier = [i for i in raised if low <= i < hit.index and not _recovered_after(lines, i, scan.starts)]
-    if dead and earlier:
-        # what places the failure (its frames, the method a worker ran, the milestone before it) says it was starting
-        return _oom_phase(lines, _traceback_end(lines, min(earlier)), scan.starts)[0] in (Phase.LOAD, Phase.PROFILE)
-    return bool(earlier)
+    failed = earlier.first(_segment(earlier.scan.starts, hit.index)[0], hit.index)
+    return failed is not None and (not dead or earlier.while_starting(failed))
 
 
 # vLLM registers each attention (and Mamba, LoRA) layer by its name in the process's forward context and refuses a
@@ -1365,7 +1402,8 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
     ]
     hits.extend(_wrapped_hits(lines, scan, hits))
     hits.extend(_uncaught_hits(lines, scan))
-    hits = [h for h in hits if not _explained_by_an_earlier_failure(h, lines, scan)]
+    earlier = _EarlierFailures(lines, scan)
+    hits = [h for h in hits if not _explained_by_an_earlier_failure(h, earlier)]
     if scan.killed_by_systemd:
         hits = [h for h in hits if h.rule.tier != sig.KILLED]
     extra = _outcome_hit(outcome, lines, scan)
