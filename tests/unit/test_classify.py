@@ -2832,3 +2832,51 @@ def test_the_engines_death_at_start_up_after_it_raised_is_what_it_raised() -> No
     served = [up, *(line.replace("_initialize_kv_caches", "step") for line in raised)]
     served = [line for line in served if "determine_available_memory" not in line]
     assert classify(served).kind is K.ENGINE_DEAD
+
+
+def test_a_fatal_signal_is_read_through_the_frames_faulthandler_printed() -> None:
+    # https://github.com/vllm-project/vllm/issues/6918 (shortened): a Ray worker crashes inside NCCL's all-reduce
+    crash = [
+        "(RayWorkerWrapper pid=5993) *** SIGSEGV received at time=1722289279 on cpu 61 ***",
+        "(RayWorkerWrapper pid=5993) PC: @     0x7f0c73d2944a  (unknown)  addProxyOpIfNeeded()",
+        "(RayWorkerWrapper pid=5993) Fatal Python error: Segmentation fault",
+        "(RayWorkerWrapper pid=5993)",
+        "(RayWorkerWrapper pid=5993) Stack (most recent call first):",
+        '(RayWorkerWrapper pid=5993)   File "/usr/local/lib/python3.10/dist-packages/vllm/distributed/'
+        'device_communicators/pynccl_wrapper.py", line 257 in ncclAllReduce',
+        '(RayWorkerWrapper pid=5993)   File "/usr/local/lib/python3.10/dist-packages/vllm/distributed/'
+        'device_communicators/pynccl.py", line 118 in all_reduce',
+        "(RayWorkerWrapper pid=5993)",
+    ]
+    assert classify(crash).kind is K.DISTRIBUTED_ERROR
+    # https://github.com/vllm-project/vllm/issues/3053 (shortened): a crash in CUDA graph capture names no kind
+    capture = [
+        "Fatal Python error: Segmentation fault",
+        "",
+        "Stack (most recent call first):",
+        '  File "/root/.conda/envs/py39/lib/python3.9/site-packages/torch/cuda/graphs.py", line 77 in capture_begin',
+        '  File "/root/.conda/envs/py39/lib/python3.9/site-packages/vllm/worker/model_runner.py", line 725 in '
+        "capture_model",
+    ]
+    assert classify(capture).kind is K.UNKNOWN_FAILURE
+    # only the crashing thread's stack counts: another thread waiting in NCCL says nothing of the crash
+    other = ["Fatal Python error: Segmentation fault", "", "Thread 0x00007f0c1b7fe640 (most recent call first):"]
+    other += [*crash[5:7], "", "Current thread 0x00007f0d3a2a9740 (most recent call first):", *capture[3:]]
+    assert classify(other).kind is K.UNKNOWN_FAILURE
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # https://github.com/ROCm/ROCm/issues/5680 (an RX 7800 XT, gfx1101, with AMD's aiter)
+        'vllm-ovis  | (APIServer pid=1) RuntimeError: Get GPU arch from rocminfo failed "Unknown GPU architecture: '
+        "gfx1101. Supported architectures: ['native', 'gfx90a', 'gfx908', 'gfx940', 'gfx941', 'gfx942', 'gfx945', "
+        "'gfx1100', 'gfx950']\"",
+        # SYNTHETIC, in rocBLAS's wording
+        "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: Illegal seek for GPU arch : "
+        "gfx1103",
+    ],
+    ids=["aiter", "rocblas"],
+)
+def test_a_kernel_library_built_without_the_gpus_architecture(line: str) -> None:
+    assert classify([line]).kind is K.GPU_DRIVER_ERROR

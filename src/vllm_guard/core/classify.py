@@ -1262,6 +1262,46 @@ def _uncaught_hits(lines: Sequence[str], scan: _Scan) -> list[_Hit]:
     return []
 
 
+# Python's faulthandler on a fatal signal: "Fatal Python error: Segmentation fault", then the crashing thread's stack,
+# most recent call first, under "Current thread 0x7f0d3a2a9740 (most recent call first):" ("Stack (most recent call
+# first):" where it dumps one thread), each frame as '  File "/x/pynccl_wrapper.py", line 257 in ncclAllReduce'
+_FAULT_STACK_RE = re.compile(r"(?:Current thread 0x[0-9a-fA-F]+|Stack) \(most recent call first\):")
+_FAULT_FRAME_RE = re.compile(r'File "[^"]*", line \d+ in (<module>|\w+)')
+_FAULT_WINDOW = 200  # lines after the report: other threads' stacks may come first
+
+
+def _crash_frames(lines: Sequence[str], index: int) -> list[str]:
+    """The functions of the crashing thread's stack after faulthandler's report at ``lines[index]``, innermost
+    first."""
+    frames: list[str] = []
+    inside = False
+    for i in range(index + 1, min(len(lines), index + _FAULT_WINDOW)):
+        text = strip_prefixes(lines[i])
+        if not inside:
+            inside = _FAULT_STACK_RE.match(text) is not None
+            continue
+        m = _FAULT_FRAME_RE.search(text)
+        if m is None:
+            break
+        frames.append(_frame_function(m, lines[i], lines, i))
+    return frames
+
+
+def _crash_hits(lines: Sequence[str], scan: _Scan) -> list[_Hit]:
+    """A fatal signal read through the frames it struck in, where faulthandler printed them (a crash inside NCCL's
+    call is NCCL's)."""
+    out = []
+    for hit in scan.hits:
+        if hit.rule.tier != sig.BARE or "Fatal Python error" not in hit.text:
+            continue
+        for frame in _crash_frames(lines, hit.index):
+            kind = _FRAME_KIND.get(frame)
+            if kind is not None:
+                out.append(_Hit(_FRAME_RULES[kind], hit.index, hit.text))
+                break
+    return out
+
+
 def _wrapped_hits(lines: Sequence[str], scan: _Scan, hits: Sequence[_Hit]) -> list[_Hit]:
     """Root causes of exception lines no rule took alone, read with the lines a paste or a terminal wrapped them onto
     ("... (79.12/94.97 GiB) on startup is less" / "than desired GPU memory utilization ..."): joined at a space,
@@ -1402,6 +1442,7 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
     ]
     hits.extend(_wrapped_hits(lines, scan, hits))
     hits.extend(_uncaught_hits(lines, scan))
+    hits.extend(_crash_hits(lines, scan))
     earlier = _EarlierFailures(lines, scan)
     hits = [h for h in hits if not _explained_by_an_earlier_failure(h, earlier)]
     if scan.killed_by_systemd:

@@ -1518,6 +1518,21 @@ SIGNATURES: tuple[Signature, ...] = (
         Source("cutlass", "include/cutlass/cutlass.h", "cutlassGetStatusString", "2.0-"),
         pattern=r"(?i:cutlass).*\bError (?:Internal|Arch Mismatch|Insufficient Driver)\b",
     ),
+    # a kernel library built without this GPU's architecture, ROCm's counterpart of "no kernel image is available":
+    # rocBLAS ("rocBLAS error: Cannot read .../TensileLibrary.dat: ... for GPU arch : gfx1103"), and the libraries
+    # that look the architecture up in a table of their own ("Unknown GPU architecture: gfx1101. Supported
+    # architectures: [...]", AMD's aiter through vLLM's ROCm platform)
+    Signature(
+        "driver-gpu-arch-not-built",
+        K.GPU_DRIVER_ERROR,
+        ROOT,
+        ("for GPU arch", "Unknown GPU architecture"),
+        Source(
+            "rocm", "rocBLAS library/src/tensile_host.cpp, aiter", "the kernel libraries' architecture lookup", "all"
+        ),
+        pattern=r"(?:Cannot read|Could not load|Cannot find) \S+.*for GPU arch ?: ?gfx\w+"
+        r"|Unknown GPU architecture: (?:gfx|sm_?)\w+",
+    ),
     # torch_npu's check of every call into Ascend's runtime, its counterpart of "CUDA error: ": "NPU function error:
     # call aclnnInplaceZero failed, error code is 561103", then "ERR00100 PTA call acl api failed" and CANN's own
     # account of the failure under it, which may name a more exact cause (device memory's codes, EL0004 and 207001,
@@ -2496,13 +2511,22 @@ FRAME_KINDS: tuple[FrameKind, ...] = (
         "_npu_setDevice",
         "_cuda_init",
     ),
-    # vLLM's own NCCL binding: NCCL_CHECK raises the "NCCL error: ..." of any call that failed
+    # vLLM's own NCCL binding: NCCL_CHECK raises the "NCCL error: ..." of any call that failed; its methods are NCCL's
+    # calls, and a crash inside one (Python's faulthandler names the frame) is NCCL's
     *_frame_kinds(
         K.DISTRIBUTED_ERROR,
         _vllm("vllm/distributed/device_communicators/pynccl_wrapper.py", "NCCLLibrary", "0.4.1-"),
         "NCCL_CHECK",
         "ncclCommInitRank",
         "ncclGetUniqueId",
+        "ncclAllReduce",
+        "ncclAllGather",
+        "ncclReduceScatter",
+        "ncclBroadcast",
+        "ncclSend",
+        "ncclRecv",
+        "ncclGroupEnd",
+        "ncclCommDestroy",
     ),
     *_frame_kinds(
         K.DISTRIBUTED_ERROR,
