@@ -2880,3 +2880,64 @@ def test_a_fatal_signal_is_read_through_the_frames_faulthandler_printed() -> Non
 )
 def test_a_kernel_library_built_without_the_gpus_architecture(line: str) -> None:
     assert classify([line]).kind is K.GPU_DRIVER_ERROR
+
+
+# SYNTHETIC, in the wordings of Ray (python/ray/_private/services.py), PyTorch's TCPStore, gloo
+# (gloo/transport/tcp/device.cc) and requests: a cluster not there, ranks that never joined, an interface that is not
+# there, a Hub that does not answer
+_CLUSTER = [
+    (
+        "ConnectionError: Could not find any running Ray instance. Please specify the one to connect to by setting "
+        "`--address` flag or `RAY_ADDRESS` environment variable.",
+        K.DISTRIBUTED_ERROR,
+    ),
+    ("RuntimeError: Timed out after 1800 seconds waiting for clients. 1/2 clients joined.", K.DISTRIBUTED_ERROR),
+    (
+        "RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:83] ifa != nullptr. Unable to "
+        "find address for: eth0",
+        K.DISTRIBUTED_ERROR,
+    ),
+    (
+        "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='huggingface.co', port=443): Max retries "
+        "exceeded with url: /api/models/Qwen/Qwen2.5-7B (Caused by NewConnectionError",
+        K.MODEL_LOAD_ERROR,
+    ),
+]
+_CLUSTER_IDS = ["ray-not-running", "store-clients", "gloo-ifname", "hub-unreachable"]
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [
+        # SYNTHETIC, in numpy's wording (numpy/_core/_exceptions.py _ArrayMemoryError): host memory
+        (
+            "numpy.core._exceptions._ArrayMemoryError: Unable to allocate 3.00 GiB for an array with shape (1024, "
+            "786432) and data type float32",
+            K.HOST_OOM_KILLED,
+        ),
+        # SYNTHETIC, in transformers' wording (models/auto/auto_factory.py): a config type with no model class
+        (
+            "ValueError: Unrecognized configuration class <class 'transformers.models.foo.FooConfig'> for this kind "
+            "of AutoModel: AutoModelForCausalLM.",
+            K.MODEL_LOAD_ERROR,
+        ),
+        # SYNTHETIC, in PyTorch's wording (torch/nn/modules/module.py load_state_dict): a checkpoint that does not fit
+        ("RuntimeError: Error(s) in loading state_dict for LlamaForCausalLM:", K.MODEL_LOAD_ERROR),
+        # SYNTHETIC, in vLLM's wording (vllm/transformers_utils/config.py): transformers asked for trust_remote_code
+        (
+            "RuntimeError: Failed to load the model config. If the model is a custom model not yet available in the "
+            "HuggingFace transformers library, consider setting `trust_remote_code=True` in LLM or using the "
+            "`--trust-remote-code` flag in the CLI.",
+            K.BAD_ARGUMENTS,
+        ),
+        # SYNTHETIC, in docker's wording: no NVIDIA runtime to hand the GPUs to the container
+        (
+            'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].',
+            K.GPU_DRIVER_ERROR,
+        ),
+        *_CLUSTER,
+    ],
+    ids=["numpy-array", "auto-config", "state-dict", "trust-remote-code", "docker-no-gpu-runtime", *_CLUSTER_IDS],
+)
+def test_what_the_libraries_under_vllm_say(line: str, kind: FailureKind) -> None:
+    assert classify([line]).kind is kind

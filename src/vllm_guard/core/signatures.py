@@ -366,9 +366,17 @@ SIGNATURES: tuple[Signature, ...] = (
         "host-python-memoryerror",
         K.HOST_OOM_KILLED,
         ROOT,
-        ("MemoryError",),
-        Source("python", "Objects/obmalloc.c", "PyErr_NoMemory", "all"),
-        pattern=r"^MemoryError\b|\bbuiltins\.MemoryError\b|\] MemoryError\b|: MemoryError$",
+        ("MemoryError", "for an array with shape"),
+        Source(
+            "python, numpy",
+            "Objects/obmalloc.c; numpy/_core/_exceptions.py",
+            "PyErr_NoMemory, _ArrayMemoryError",
+            "all",
+        ),
+        # numpy's MemoryError for an array it could not allocate: "Unable to allocate 3.00 GiB for an array with shape
+        # (1024, 786432) and data type float32"
+        pattern=r"^MemoryError\b|\bbuiltins\.MemoryError\b|\] MemoryError\b|: MemoryError$"
+        r"|Unable to allocate \S+ \S+ for an array with shape",
     ),
     # ---------------------------------------------------------------- device out of memory
     # V1's sampler (and pooler) warm-up wraps the allocator's error in its own message, which names the phase; 0.34's
@@ -1009,10 +1017,15 @@ SIGNATURES: tuple[Signature, ...] = (
         "args-trust-remote-code",
         K.BAD_ARGUMENTS,
         ROOT,
-        ("trust_remote_code", "requires you to execute"),
+        ("trust_remote_code", "requires you to execute", "custom model not yet available"),
         Source("transformers", "transformers/dynamic_module_utils.py", "resolve_trust_remote_code", "4.30-"),
+        # vLLM's own wording of it (vllm/transformers_utils/config.py get_config: "Failed to load the model config. If
+        # the model is a custom model not yet available in the HuggingFace transformers library, consider setting
+        # `trust_remote_code=True` ..."), raised when transformers asked for it
         pattern=r"set the option `?trust_remote_code=True|requires you to execute the (?:configuration|tokenizer|model)"
-        r" file|pass(?:ing)? the argument `?trust_remote_code=True",
+        r" file|pass(?:ing)? the argument `?trust_remote_code=True"
+        r"|custom model not yet available in the HuggingFace transformers library, consider setting"
+        r" `?trust_remote_code",
     ),
     Signature(
         "args-tp-larger-than-gpus",
@@ -1145,9 +1158,12 @@ SIGNATURES: tuple[Signature, ...] = (
         "model-hub-http",
         K.MODEL_LOAD_ERROR,
         ROOT,
-        ("401 Client Error", "403 Client Error", "404 Client Error", "HfHubHTTPError"),
+        ("401 Client Error", "403 Client Error", "404 Client Error", "HfHubHTTPError", "HTTPSConnectionPool(host="),
         _HF_HUB,
-        pattern=r"40[134] Client Error|HfHubHTTPError: \d{3} ",
+        # or no answer at all (requests' "HTTPSConnectionPool(host='huggingface.co', port=443): Max retries exceeded",
+        # "Read timed out")
+        pattern=r"40[134] Client Error|HfHubHTTPError: \d{3} "
+        r"|HTTPSConnectionPool\(host='(?:[\w-]+\.)*(?:huggingface\.co|hf\.co|hf-mirror\.com)'",
         phase=Phase.LOAD,
         hint="the weights could not be fetched from the Hub (an HTTP error): check the model id, the token and the "
         "network, and download them once before starting the unit (huggingface-cli download)",
@@ -1174,6 +1190,7 @@ SIGNATURES: tuple[Signature, ...] = (
             "Cannot find model",
             "is not compatible with vLLM",
             "inspecting model architecture",
+            "Unrecognized configuration class",
         ),
         _vllm("vllm/model_executor/models/registry.py", "_ModelRegistry.inspect_model_cls", "0.4.0-"),
         # later releases also name an architecture they dropped ("was supported in vLLM until v0.10, and is not
@@ -1185,7 +1202,9 @@ SIGNATURES: tuple[Signature, ...] = (
         r"|Model architecture \S+ (?:was supported in vLLM until|is not supported in-tree)"
         r"|Transformers implementation (?:of \S+ )?is not compatible with vLLM"
         r"|Unrecognized model in|does not recognize this architecture|model type `?\w+`? but Transformers"
-        r"|Cannot find model module",
+        r"|Cannot find model module"
+        # transformers' Auto classes for a config type they have no model for (models/auto/auto_factory.py)
+        r"|Unrecognized configuration class .+ for this kind of AutoModel",
         phase=Phase.LOAD,
     ),
     # a LoRA adapter that does not fit the model or is not there (vllm/lora/models.py, later lora_model.py,
@@ -1245,6 +1264,8 @@ SIGNATURES: tuple[Signature, ...] = (
             "There is no module or parameter named",
             "Cannot find any safetensors model weights",
             "weights were not initialized from checkpoint",
+            # PyTorch's load_state_dict: keys missing or unexpected, shapes that differ (torch/nn/modules/module.py)
+            "Error(s) in loading state_dict for",
         ),
         Source(
             "safetensors", "safetensors/src/lib.rs, vllm/model_executor/model_loader", "safe_open, load_weights", "all"
@@ -1334,10 +1355,17 @@ SIGNATURES: tuple[Signature, ...] = (
         "driver-container-hook",
         K.GPU_DRIVER_ERROR,
         ROOT,
-        ("nvidia-container-cli",),
-        Source("libnvidia-container", "src/cli/main.c, src/nvc.c", "nvidia-container-cli's checks", "1.0-"),
+        ("nvidia-container-cli", "could not select device driver"),
+        Source(
+            "libnvidia-container, docker",
+            "src/cli/main.c, src/nvc.c; the daemon's device requests",
+            "nvidia-container-cli's checks",
+            "1.0-",
+        ),
         pattern=r"nvidia-container-cli: (?:requirement error|initialization error|detection error|mount error"
-        r"|ldcache error|device error)",
+        r"|ldcache error|device error)"
+        # docker without the NVIDIA runtime to hand GPUs to a container (--gpus all)
+        r"|could not select device driver \S* with capabilities: \[\[gpu\]\]",
     ),
     Signature(
         "driver-missing-or-old",
@@ -1666,10 +1694,21 @@ SIGNATURES: tuple[Signature, ...] = (
         "dist-torch-store",
         K.DISTRIBUTED_ERROR,
         DISTRIBUTED,
-        ("DistNetworkError", "DistBackendError", "DistStoreError", "server socket has failed", "connectFullMesh"),
+        (
+            "DistNetworkError",
+            "DistBackendError",
+            "DistStoreError",
+            "server socket has failed",
+            "connectFullMesh",
+            "waiting for clients",
+            "Unable to find address for",
+        ),
         _torch("torch/csrc/distributed/c10d/TCPStore.cpp", "TCPStore::TCPStore", "2.0-"),
+        # the store's wait for the other ranks ("Timed out after 601 seconds waiting for clients. 1/2 clients joined."),
+        # and gloo's search for the interface GLOO_SOCKET_IFNAME names (gloo/transport/tcp/device.cc: "Unable to
+        # find address for: eth0")
         pattern=r"DistNetworkError|DistBackendError|DistStoreError|The server socket has failed"
-        r"|Gloo connectFullMesh failed",
+        r"|Gloo connectFullMesh failed|Timed out after \d+ seconds waiting for clients|Unable to find address for: \S",
     ),
     Signature(
         "dist-c10d-client-timeout",
@@ -1693,13 +1732,17 @@ SIGNATURES: tuple[Signature, ...] = (
             "RayChannel",
             "RayCgraph",
             "RayAdag",
+            "running Ray instance",
         ),
         # vLLM's Ray executor runs the workers through a compiled graph (ray.dag): a rank that hangs or dies
         # surfaces as the graph's channel errors (RayChannelError, RayChannelTimeoutError, 2.32+) or its capacity
         # errors (RayAdagCapacityExceeded, renamed RayCgraphCapacityExceeded)
         Source("ray", "python/ray/exceptions.py, python/ray/_private/serialization.py", "RayActorError", "1.0-"),
+        # a cluster to join that is not there (python/ray/_private/services.py: "Could not find any running Ray
+        # instance. Please specify the one to connect to by setting `--address` ...")
         pattern=r"RayActorError|ActorDiedError|The actor died unexpectedly|ActorUnavailableError|RaySystemError"
-        r"|Can't deserialize object: ObjectRef|RayChannel(?:Timeout)?Error|Ray(?:Cgraph|Adag)CapacityExceeded",
+        r"|Can't deserialize object: ObjectRef|RayChannel(?:Timeout)?Error|Ray(?:Cgraph|Adag)CapacityExceeded"
+        r"|Could not find any running Ray instance",
     ),
     Signature(
         "dist-connection-closed",
