@@ -2941,3 +2941,25 @@ _CLUSTER_IDS = ["ray-not-running", "store-clients", "gloo-ifname", "hub-unreacha
 )
 def test_what_the_libraries_under_vllm_say(line: str, kind: FailureKind) -> None:
     assert classify([line]).kind is kind
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [
+        # SYNTHETIC, in Intel's runtimes' wordings (unified-runtime, level-zero) and Gaudi's PyTorch bridge
+        ("RuntimeError: UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", K.CUDA_OOM_RUNTIME),
+        (
+            "RuntimeError: level_zero backend failed with error: 39 (ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)",
+            K.CUDA_OOM_RUNTIME,
+        ),
+        (
+            "RuntimeError: [Rank:0] FATAL ERROR :: MODULE:PT_DEVMEM Allocation failed for size::1073741824 (1024)MB",
+            K.CUDA_OOM_RUNTIME,
+        ),
+        # the device taken by another process or gone, as Gaudi's runtime says it
+        ("RuntimeError: synStatus=26 [Generic failure] Device acquire failed.", K.GPU_DRIVER_ERROR),
+    ],
+    ids=["ur", "level-zero", "gaudi-devmem", "gaudi-acquire"],
+)
+def test_other_accelerators_memory_and_devices(line: str, kind: FailureKind) -> None:
+    assert classify([line]).kind is kind

@@ -524,6 +524,23 @@ SIGNATURES: tuple[Signature, ...] = (
         pattern=r"nrt_tensor_allocate status=\d+ message=\W*Allocation Failure|TDRV:\w+\s+Failed to allocate \d",
         oom=True,
     ),
+    # Intel's GPUs (vLLM's XPU platform, through SYCL's Unified Runtime and Level Zero): "UR_RESULT_ERROR_OUT_OF_DEVICE_
+    # MEMORY", "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY"; Intel Gaudi's PyTorch bridge (vllm-gaudi): "FATAL ERROR ::
+    # MODULE:PT_DEVMEM Allocation failed for size::1073741824 (1024)MB"
+    Signature(
+        "oom-intel-devices",
+        K.CUDA_OOM_RUNTIME,
+        ROOT,
+        ("OUT_OF_DEVICE_MEMORY", "PT_DEVMEM"),
+        Source(
+            "intel",
+            "unified-runtime ur_api.h, level-zero ze_api.h; habana_frameworks PT bridge",
+            "ur/ze result codes, PT_DEVMEM",
+            "all",
+        ),
+        pattern=r"\b(?:UR|ZE)_RESULT_ERROR_OUT_OF_DEVICE_MEMORY\b|MODULE:PT_DEVMEM Allocation failed",
+        oom=True,
+    ),
     Signature(
         "oom-cublas-alloc",
         K.CUDA_OOM_RUNTIME,
@@ -1479,6 +1496,7 @@ SIGNATURES: tuple[Signature, ...] = (
             "driver initialization failed",
             "device handle for GPU",
             "Device string must not be empty",
+            "Device acquire failed",
         ),
         _torch("c10/cuda/CUDAFunctions.cpp", "device_count_impl", "1.0-"),
         # vLLM found no platform (no GPU, driver or runtime visible: UnspecifiedPlatform's device_type is ""):
@@ -1487,7 +1505,10 @@ SIGNATURES: tuple[Signature, ...] = (
         r"|Device string must not be empty"
         r"|CUDA driver initialization failed|Unable to determine the device handle for GPU"
         r"|system not yet initialized|cudaErrorNoDevice|CUDA_ERROR_NO_DEVICE|no CUDA-capable device"
-        r"|CUDA-capable device\(s\) is/are busy|Failed to infer device type|Unexpected error from cudaGetDeviceCount",
+        r"|CUDA-capable device\(s\) is/are busy|Failed to infer device type|Unexpected error from cudaGetDeviceCount"
+        # Gaudi's runtime when the device is taken or gone (synapse: "synStatus=26 [Generic failure] Device acquire
+        # failed.")
+        r"|Device acquire failed",
     ),
     Signature(
         "driver-device-fault",
