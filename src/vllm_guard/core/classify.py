@@ -1428,6 +1428,15 @@ def _before_a_rebuild(lines: Sequence[str], starts: Sequence[int], verdicts: lis
     return earlier or verdicts
 
 
+def _without_what_went_on(verdicts: list[_Hit], starts: Sequence[int]) -> list[_Hit]:
+    """Warnings the program went on from (``Signature.alone``) where something else in their start failed (systemd's
+    result of the attempt is how it ended, not something else)."""
+    if not any(h.rule.signature.alone for h in verdicts):
+        return verdicts
+    failed = {_segment(starts, h.index)[0] for h in verdicts if h.index >= 0 and not h.rule.signature.alone}
+    return [h for h in verdicts if not h.rule.signature.alone or _segment(starts, max(h.index, 0))[0] not in failed]
+
+
 def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Failure:
     """Why the attempt whose log ``lines`` are given failed (``kind`` ``none`` when it did not).
 
@@ -1453,6 +1462,7 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
     verdicts = [h for h in hits if h.rule.tier != sig.CONTEXT]
     if not verdicts:
         return NO_FAILURE
+    verdicts = _without_what_went_on(verdicts, scan.starts)
     if scan.starts:  # a log of several starts (a journal dump): the latest one that failed is the story
         verdicts = _before_a_rebuild(lines, scan.starts, verdicts)
         latest = max(_segment(scan.starts, max(h.index, 0))[0] for h in verdicts)

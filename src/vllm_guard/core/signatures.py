@@ -72,6 +72,8 @@ class Signature:
     # a death that names no cause of its own: an unrecovered exception or a fatal crash before it in the same start
     # explains it (vLLM's own kill of its processes, a worker that crashed), and it is no verdict then
     after_a_failure: bool = False
+    # a warning the program goes on from: the verdict only where nothing else in its start failed
+    alone: bool = False
 
 
 def _vllm(file: str, function: str, versions: str) -> Source:
@@ -864,15 +866,23 @@ SIGNATURES: tuple[Signature, ...] = (
         "args-unsupported-combination",
         K.BAD_ARGUMENTS,
         ROOT,
-        ("does not support LoRA", "AoT scheduling is required", "is not supported for"),
+        (
+            "does not support LoRA",
+            "AoT scheduling is required",
+            "is not supported for",
+            "support the deployment configuration",
+        ),
         _vllm(
             "vllm/model_executor/model_loader/utils.py, vllm/v1/attention/backends/flash_attn.py, "
             "vllm/model_executor/layers/fused_moe/",
             "the checks of LoRA, full CUDA graphs and the MoE backend",
             "0.3.0-",
         ),
+        # (the MoE oracle's own wording of a backend that cannot run the model: "NvFp4 MoE backend 'FLASHINFER_CUTLASS'
+        # does not support the deployment configuration since kernel does not support MoEActivation.GELU activation.")
         pattern=r"does not support LoRA,? but LoRA is enabled|AoT scheduling is required for full cuda graph"
-        r"|moe_backend=\S+ is not supported for \w+ MoE",
+        r"|moe_backend=\S+ is not supported for \w+ MoE"
+        r"|MoE backend '?\w+'? does not support the deployment configuration",
     ),
     # the allocator's expandable segments (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True) with a memory pool, which
     # vLLM's sleep mode allocates through (vllm/device_allocator/cumem.py asserts "Expandable segments are not
@@ -1440,7 +1450,24 @@ SIGNATURES: tuple[Signature, ...] = (
         # the versioned libcuda.so.1 is installed or none is visible
         pattern=r"lib(?:cuda|nvidia-ml)\.so(?:\.\d+)*: cannot open shared object file|libcuda\.so cannot found"
         r"|cannot find -lcuda\b",
+        unless=("Failed to import from vllm._C",),  # vLLM's own warning of it: below
         recoverable=True,
+        hint="the NVIDIA driver's libraries are not visible to vLLM: install the driver on the host, and in a "
+        "container run it with the NVIDIA container toolkit (--gpus / the nvidia runtime)",
+    ),
+    # vLLM's own warning of its compiled ops that did not import (vllm/_custom_ops.py, later vllm/platforms/
+    # interface.py: "Failed to import from vllm._C with ImportError('libcuda.so.1: ...')"): it goes on, and on a
+    # platform with no CUDA (Neuron, TPU, the CPU) every start prints it; the driver's absence where nothing else in
+    # the start failed
+    Signature(
+        "driver-library-missing-warned",
+        K.GPU_DRIVER_ERROR,
+        ROOT,
+        ("Failed to import from vllm._C",),
+        _vllm("vllm/_custom_ops.py, vllm/platforms/interface.py", "the import of vllm._C", "0.4.0-"),
+        pattern=r"Failed to import from vllm\._C.*lib(?:cuda|nvidia-ml)\.so(?:\.\d+)*: cannot open shared object file",
+        recoverable=True,
+        alone=True,
         hint="the NVIDIA driver's libraries are not visible to vLLM: install the driver on the host, and in a "
         "container run it with the NVIDIA container toolkit (--gpus / the nvidia runtime)",
     ),
