@@ -55,7 +55,7 @@ from vllm_guard.core.attempt import (
 from vllm_guard.core.classify import classify
 from vllm_guard.core.config import Target
 from vllm_guard.core.events import EventKind
-from vllm_guard.core.evidence import GpuSeen, Observed, weigh
+from vllm_guard.core.evidence import GpuSeen, Observed, oom_unplaced, weigh
 from vllm_guard.core.failure import Failure
 from vllm_guard.core.kinds import Basis, Confidence, FailureKind
 from vllm_guard.core.policy import Action
@@ -353,9 +353,7 @@ class Daemon(ProbeSupervisor):
         passed = live.verified_invocation == inv or (verified is not None and verified.invocation_id == inv)
         ready_s = verified.time_to_ready_s if verified is not None and verified.invocation_id != inv else None
         lived = (attempt.ended_us - attempt.started_us) / 1e6 if attempt.ended_us is not None else None
-        oom = failure.kind in (FailureKind.CUDA_OOM_RUNTIME, FailureKind.CUDA_OOM_PROFILE) or (
-            failure.basis is Basis.ALLOCATOR
-        )
+        oom = oom_unplaced(failure)
         gpus: list[GpuSeen] | None = None
         if (oom or kv) and not passed:
             mine = set(attempt.pids)

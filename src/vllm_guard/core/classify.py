@@ -217,6 +217,8 @@ class _GpuUse:
     free: float
     mine: float | None
     listed: list[float]
+    # what PyTorch allocated and the free space in its reserve (see ``_allocator_figures``), where the message says
+    allocator: tuple[float, float] | None
 
 
 def _gpu_use(text: str) -> _GpuUse | None:
@@ -229,16 +231,17 @@ def _gpu_use(text: str) -> _GpuUse | None:
         own = own or _SELF_RESERVED_OLD_RE.search(text)
     listed = [_to_gib(m.group(1), m.group(2)) for m in _OTHER_HAS_RE.finditer(text)]
     mine = None if own is None else _to_gib(own.group(1), own.group(2))
-    if mine is None and len(listed) > 1 and (reserved := _reserved_by_torch(text)) is not None:
+    allocator = _allocator_figures(text)
+    if mine is None and len(listed) > 1 and allocator is not None:
         # NVML lists the failing process too where it does not share the container's pids: it holds at least what
         # its allocator reserved (its CUDA context on top), so it is the smallest listed use that covers that
+        reserved = allocator[0] + max(0.0, allocator[1])
         covering = [x for x in listed if x >= reserved]
         if covering:
             mine = min(covering)
             listed.remove(mine)
-    return _GpuUse(
-        total=_to_gib(cap.group(1), cap.group(2)), free=_to_gib(cap.group(3), cap.group(4)), mine=mine, listed=listed
-    )
+    total, free = _to_gib(cap.group(1), cap.group(2)), _to_gib(cap.group(3), cap.group(4))
+    return _GpuUse(total=total, free=free, mine=mine, listed=listed, allocator=allocator)
 
 
 def _others_hold_the_gpu(text: str) -> bool:
@@ -281,11 +284,6 @@ def _allocator_figures(text: str) -> tuple[float, float] | None:
     return None
 
 
-def _reserved_by_torch(text: str) -> float | None:
-    figures = _allocator_figures(text)
-    return None if figures is None else figures[0] + max(0.0, figures[1])
-
-
 def _filled_by_weights(text: str) -> bool:
     """Whether a device OOM's own figures show a process that only ever allocated: what PyTorch allocated fills the
     GPU, and its reserve holds less free space than one of its large segments. Before raising, the allocator has
@@ -294,10 +292,9 @@ def _filled_by_weights(text: str) -> bool:
     allocates tensors that stay; a forward pass frees its activations every step, so serving, and mostly profiling,
     leave holes. Read only where nothing else places the OOM."""
     use = _gpu_use(text)
-    figures = _allocator_figures(text)
-    if use is None or use.total <= 0 or figures is None:
+    if use is None or use.total <= 0 or use.allocator is None:
         return False
-    allocated, free_in_reserve = figures
+    allocated, free_in_reserve = use.allocator
     return allocated >= _FILLED_SHARE * use.total and 0 <= free_in_reserve < _ONE_LARGE_SEGMENT_GIB
 
 
@@ -618,14 +615,22 @@ def _traceback_frames(lines: Sequence[str], index: int) -> list[str]:
     return frames
 
 
+def _told_phase(line: str) -> Phase | None:
+    """The phase the way an error was reported names (a logger only one phase uses)."""
+    for regex, reported in _PHASE_TEXT_RES:
+        if regex.search(line):
+            return reported
+    return None
+
+
 def _oom_phase(lines: Sequence[str], index: int, starts: Sequence[int] = ()) -> tuple[Phase, Basis]:
     """Where a device OOM at ``lines[index]`` happened, and what says so (within its own process)."""
     low, high = _segment(starts, index)
     start = max(low, index - _PHASE_LOOKBACK)
     # 0. The way the error itself was reported (a logger only one phase uses).
-    for regex, reported in _PHASE_TEXT_RES:
-        if regex.search(lines[index]):
-            return reported, Basis.FRAME
+    reported = _told_phase(lines[index])
+    if reported is not None:
+        return reported, Basis.FRAME
     # 1. The traceback the OOM ends (frames are printed outermost first, then the exception line).
     phase = _phase_of_frames(_traceback_frames(lines, index))
     if phase is not None:
@@ -686,9 +691,9 @@ def _reported_phase(
             continue
         if h.rule.signature.phase is not None:  # a text of its own for the phase (vLLM's sampler warm-up)
             return h.rule.signature.phase, Basis.MESSAGE
-        for regex, reported in _PHASE_TEXT_RES:
-            if regex.search(lines[h.index]):
-                return reported, Basis.FRAME
+        reported = _told_phase(lines[h.index])
+        if reported is not None:
+            return reported, Basis.FRAME
     return None
 
 
@@ -1243,6 +1248,17 @@ def _traceback_end(lines: Sequence[str], index: int) -> int:
 _RAY_HEADER_RE = re.compile(r"Ray\w*Error\([\w.]+\): ray::")
 
 
+def _kind_of_frames(frames: Sequence[str]) -> FailureKind | None:
+    """The kind the innermost frame of ``signatures.FRAME_KINDS`` names, of frames given innermost first."""
+    for frame in frames:
+        if frame == "<module>":  # raised while a module was imported: an install's fault, whoever imported it
+            return None
+        kind = _FRAME_KIND.get(frame)
+        if kind is not None:
+            return kind
+    return None
+
+
 def _uncaught_hits(lines: Sequence[str], scan: _Scan) -> list[_Hit]:
     """The first uncaught exception (or cut traceback) the server did not survive, read through its frames."""
     # a paste that kept only an exception's last line stands for it as its traceback would
@@ -1250,14 +1266,8 @@ def _uncaught_hits(lines: Sequence[str], scan: _Scan) -> list[_Hit]:
     for index in ends:
         if _recovered_after(lines, index, scan.starts):
             continue
-        rule = _UNCAUGHT
-        for frame in _traceback_frames(lines, _traceback_end(lines, index)):  # innermost first
-            if frame == "<module>":  # raised while a module was imported: an install's fault, whoever imported it
-                break
-            kind = _FRAME_KIND.get(frame)
-            if kind is not None:
-                rule = _FRAME_RULES[kind]
-                break
+        kind = _kind_of_frames(_traceback_frames(lines, _traceback_end(lines, index)))
+        rule = _UNCAUGHT if kind is None else _FRAME_RULES[kind]
         return [_Hit(rule, index, strip_prefixes(lines[index]))]
     return []
 
@@ -1294,11 +1304,9 @@ def _crash_hits(lines: Sequence[str], scan: _Scan) -> list[_Hit]:
     for hit in scan.hits:
         if hit.rule.tier != sig.BARE or "Fatal Python error" not in hit.text:
             continue
-        for frame in _crash_frames(lines, hit.index):
-            kind = _FRAME_KIND.get(frame)
-            if kind is not None:
-                out.append(_Hit(_FRAME_RULES[kind], hit.index, hit.text))
-                break
+        kind = _kind_of_frames(_crash_frames(lines, hit.index))
+        if kind is not None:
+            out.append(_Hit(_FRAME_RULES[kind], hit.index, hit.text))
     return out
 
 

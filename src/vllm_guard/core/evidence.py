@@ -75,7 +75,7 @@ class Observed:
     memory_pressure: bool = False  # the guard saw host memory under pressure near the end
 
 
-def _oom_unplaced(f: Failure) -> bool:
+def oom_unplaced(f: Failure) -> bool:
     """A device OOM no frame or milestone placed: its phase unknown, or read only from the allocator's figures."""
     if f.basis is Basis.ALLOCATOR:
         return f.kind is K.CUDA_OOM_LOAD
@@ -144,7 +144,7 @@ def weigh(failure: Failure, seen: Observed) -> Failure:
             return waited
     if f.confidence is not Confidence.LOW:
         return f
-    if _oom_unplaced(f):
+    if oom_unplaced(f):
         if seen.probe_passed:
             return _revise(
                 f,
@@ -217,12 +217,12 @@ def unsure(failure: Failure) -> str:
             "the log names no other process; other processes held GPU memory right after the failure, so the guard "
             "waits for it"
         )
-    if _oom_unplaced(f) and f.basis is Basis.ALLOCATOR:
+    if oom_unplaced(f) and f.basis is Basis.ALLOCATOR:
         return (
             "no frame or milestone places the OOM: read as loading because the allocator's own figures show its "
             "allocations filling the GPU with nothing freed, as loading the weights does"
         )
-    if _oom_unplaced(f):
+    if oom_unplaced(f):
         return (
             "the log does not say whether the OOM came while loading, profiling or serving: the guard acts on "
             f"{f.kind.value} and changes ladder if the next start fails the same way"

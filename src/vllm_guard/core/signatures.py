@@ -93,6 +93,12 @@ _TRANSFORMERS_HUB = Source("transformers", "transformers/utils/hub.py", "cached_
 _NVRM = Source("nvidia", "kernel module nvidia.ko (NVRM)", "Xid report", "all")
 _CUDA_RUNTIME = Source("cuda", "CUDA runtime (cudaGetErrorString)", "error strings", "all")
 
+
+_DRIVER_LIBRARIES_HINT = (
+    "the NVIDIA driver's libraries are not visible to vLLM: install the driver on the host, and in a container run it "
+    "with the NVIDIA container toolkit (--gpus / the nvidia runtime)"
+)
+
 SIGNATURES: tuple[Signature, ...] = (
     # ---------------------------------------------------------------- KV cache too small
     Signature(
@@ -1452,8 +1458,7 @@ SIGNATURES: tuple[Signature, ...] = (
         r"|cannot find -lcuda\b",
         unless=("Failed to import from vllm._C",),  # vLLM's own warning of it: below
         recoverable=True,
-        hint="the NVIDIA driver's libraries are not visible to vLLM: install the driver on the host, and in a "
-        "container run it with the NVIDIA container toolkit (--gpus / the nvidia runtime)",
+        hint=_DRIVER_LIBRARIES_HINT,
     ),
     # vLLM's own warning of its compiled ops that did not import (vllm/_custom_ops.py, later vllm/platforms/
     # interface.py: "Failed to import from vllm._C with ImportError('libcuda.so.1: ...')"): it goes on, and on a
@@ -1468,8 +1473,7 @@ SIGNATURES: tuple[Signature, ...] = (
         pattern=r"Failed to import from vllm\._C.*lib(?:cuda|nvidia-ml)\.so(?:\.\d+)*: cannot open shared object file",
         recoverable=True,
         alone=True,
-        hint="the NVIDIA driver's libraries are not visible to vLLM: install the driver on the host, and in a "
-        "container run it with the NVIDIA container toolkit (--gpus / the nvidia runtime)",
+        hint=_DRIVER_LIBRARIES_HINT,
     ),
     # The CUDA driver cannot run what the toolkit built: PTX newer than the driver can compile, a driver and
     # runtime library that do not match (cudaGetErrorString of cudaErrorUnsupportedPtxVersion,
