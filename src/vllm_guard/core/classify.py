@@ -149,10 +149,6 @@ _PORT_RE = re.compile(
     r"|\bport\[(\d{1,5})\]"  # HCCL: listen on ip[192.2.2.195] and specific port[16666] fail
 )
 _SELF_HAS_RE = re.compile(r"this process has " + _SIZE + r" memory in use")
-# PyTorch before 2.1 named no process: "(GPU 0; 23.69 GiB total capacity; 1.02 GiB already allocated; 20.81 MiB free;
-# 1.30 GiB reserved in total by PyTorch)"; what its allocator reserved is what the failing process holds, but for
-# its CUDA context and any memory allocated outside PyTorch
-_SELF_RESERVED_OLD_RE = re.compile(_SIZE + r" reserved in total by PyTorch")
 _OTHER_HAS_RE = re.compile(r"Process \d+ has " + _SIZE + r" memory in use")
 _KILLED_PID_RE = re.compile(r"Kill(?:ed)? process (\d+)")
 _SYSTEMD_STATUS_RE = re.compile(r"code=(exited|killed|dumped), status=(\d+)(?:/(\w+))?")
@@ -223,15 +219,19 @@ class _GpuUse:
 
 def _gpu_use(text: str) -> _GpuUse | None:
     own = _SELF_HAS_RE.search(text)
+    mine = None if own is None else _to_gib(own.group(1), own.group(2))
+    allocator = _allocator_figures(text)
     cap = _CAPACITY_RE.search(text)
     if cap is None:
         cap = _CAPACITY_OLD_RE.search(text)
         if cap is None:
             return None
-        own = own or _SELF_RESERVED_OLD_RE.search(text)
+        if mine is None and allocator is not None:
+            # PyTorch before 2.1 named no process: "(GPU 0; 23.69 GiB total capacity; 1.02 GiB already allocated;
+            # 20.81 MiB free; 1.30 GiB reserved in total by PyTorch)"; what its allocator reserved is what the failing
+            # process holds, but for its CUDA context and any memory allocated outside PyTorch
+            mine = allocator[0] + allocator[1]
     listed = [_to_gib(m.group(1), m.group(2)) for m in _OTHER_HAS_RE.finditer(text)]
-    mine = None if own is None else _to_gib(own.group(1), own.group(2))
-    allocator = _allocator_figures(text)
     if mine is None and len(listed) > 1 and allocator is not None:
         # NVML lists the failing process too where it does not share the container's pids: it holds at least what
         # its allocator reserved (its CUDA context on top), so it is the smallest listed use that covers that
