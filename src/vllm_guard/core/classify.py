@@ -218,19 +218,20 @@ class _GpuUse:
 
 
 def _gpu_use(text: str) -> _GpuUse | None:
-    own = _SELF_HAS_RE.search(text)
-    mine = None if own is None else _to_gib(own.group(1), own.group(2))
-    allocator = _allocator_figures(text)
     cap = _CAPACITY_RE.search(text)
+    before_2_1 = cap is None
     if cap is None:
         cap = _CAPACITY_OLD_RE.search(text)
         if cap is None:
             return None
-        if mine is None and allocator is not None:
-            # PyTorch before 2.1 named no process: "(GPU 0; 23.69 GiB total capacity; 1.02 GiB already allocated;
-            # 20.81 MiB free; 1.30 GiB reserved in total by PyTorch)"; what its allocator reserved is what the failing
-            # process holds, but for its CUDA context and any memory allocated outside PyTorch
-            mine = allocator[0] + allocator[1]
+    own = _SELF_HAS_RE.search(text)
+    mine = None if own is None else _to_gib(own.group(1), own.group(2))
+    allocator = _allocator_figures(text)
+    if before_2_1 and mine is None and allocator is not None:
+        # PyTorch before 2.1 named no process: "(GPU 0; 23.69 GiB total capacity; 1.02 GiB already allocated;
+        # 20.81 MiB free; 1.30 GiB reserved in total by PyTorch)"; what its allocator reserved is what the failing
+        # process holds, but for its CUDA context and any memory allocated outside PyTorch
+        mine = allocator[0] + allocator[1]
     listed = [_to_gib(m.group(1), m.group(2)) for m in _OTHER_HAS_RE.finditer(text)]
     if mine is None and len(listed) > 1 and allocator is not None:
         # NVML lists the failing process too where it does not share the container's pids: it holds at least what
