@@ -2986,3 +2986,56 @@ def test_a_moe_backend_that_cannot_run_the_model_is_the_flags() -> None:
         "does not support the deployment configuration since kernel does not support MoEActivation.GELU activation."
     )
     assert classify([line]).kind is K.BAD_ARGUMENTS
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # SYNTHETIC, in libtpu's wording: a second process opens the chips' VFIO group (TPU VMs v4 and later)
+        "RuntimeError: Bad StatusOr access: UNKNOWN: TPU initialization failed: open(/dev/vfio/0): Device or resource "
+        "busy: Device or resource busy; Couldn't open iommu group /dev/vfio/0",
+        # SYNTHETIC, in libtpu's wording when it finds another process's lock first
+        "jax.errors.JaxRuntimeError: ABORTED: The TPU is already in use by process with pid 27846. Not attempting to "
+        "load libtpu.so in this process.",
+        # SYNTHETIC: an older TPU VM's device node
+        "RuntimeError: TPU initialization failed: open(/dev/accel0): Device or resource busy",
+    ],
+    ids=["vfio", "libtpu-lock", "accel"],
+)
+def test_a_tpu_another_process_holds_is_held_not_broken(line: str) -> None:
+    failure = classify([line])
+    assert failure.kind is K.VRAM_HELD
+    assert "lsof" in failure.hint
+
+
+def test_device_or_resource_busy_elsewhere_is_not_a_held_tpu() -> None:
+    # SYNTHETIC: EBUSY on a mount or a file is no accelerator held by another process
+    assert classify(["OSError: [Errno 16] Device or resource busy: '/models/cache'"]).kind is not K.VRAM_HELD
+
+
+# SYNTHETIC, in the format of vLLM 0.15's OpenAI server (vllm/entrypoints/openai/engine/serving.py): a request longer
+# than max_model_len, refused with 400 while the server goes on
+_REFUSED = [
+    "(APIServer pid=3210) INFO:     Application startup complete.",
+    "(APIServer pid=3210) ERROR 02-21 16:58:46 [serving.py:323] Error in preprocessing prompt inputs",
+    "(APIServer pid=3210) ERROR 02-21 16:58:46 [serving.py:323] Traceback (most recent call last):",
+    '(APIServer pid=3210) ERROR 02-21 16:58:46 [serving.py:323]   File "/v/vllm/entrypoints/openai/engine/serving.py", '
+    "line 1084, in _validate_input",
+    "(APIServer pid=3210) ERROR 02-21 16:58:46 [serving.py:323]     raise VLLMValidationError(",
+    "(APIServer pid=3210) ERROR 02-21 16:58:46 [serving.py:323] vllm.exceptions.VLLMValidationError: This model's "
+    "maximum context length is 16384 tokens. However, your request has 19069 input tokens. Please reduce the length "
+    "of the input messages. (parameter=input_tokens, value=19069)",
+]
+
+
+def test_a_request_vllm_refused_is_no_failure_of_the_server() -> None:
+    assert classify(_REFUSED).kind is K.NONE
+    # the same traceback without the handler's message is an exception nothing says was caught
+    uncaught = [line for line in _REFUSED if "preprocessing" not in line]
+    assert classify(uncaught).kind is K.UNKNOWN_FAILURE
+    # ... unless the server answered a request after it: a process that answers is alive
+    answered = '(APIServer pid=3210) INFO:     127.0.0.1:42876 - "POST /v1/chat/completions HTTP/1.1" 400 Bad Request'
+    assert classify([*uncaught, answered]).kind is K.NONE
+    # a 5xx answer says nothing of the kind (a dead engine answers 500 too)
+    failed = answered.replace("400 Bad Request", "500 Internal Server Error")
+    assert classify([*uncaught, failed]).kind is K.UNKNOWN_FAILURE

@@ -1104,6 +1104,13 @@ def _segment(starts: Sequence[int], index: int) -> tuple[int, int]:
     return low, high
 
 
+# uvicorn's access line for a request the server refused (400 Bad Request, 404 Not Found, 422 Unprocessable Entity):
+# vLLM's OpenAI server validates a request (its length against max_model_len, its parameters, the model's name) before
+# the engine sees it and answers 4xx, logging the ValueError / VLLMValidationError it raised; a process that answers
+# is alive, so an exception before that answer did not end it
+_REFUSED_REQUEST_RE = re.compile(r'HTTP/1\.[01](?:\x1b\[[0-9;]*m)?" (?:\x1b\[[0-9;]*m)?4\d\d\b')
+
+
 def _recovered_after(lines: Sequence[str], index: int, starts: Sequence[int] = ()) -> bool:
     """True when the same process went on serving after ``lines[index]`` (the error did not kill it)."""
     # a new process: whatever it serves says nothing of the one that failed
@@ -1111,7 +1118,12 @@ def _recovered_after(lines: Sequence[str], index: int, starts: Sequence[int] = (
     at = _log_time(lines[index])
     for i in range(index + 1, end):
         line = lines[i]
-        if "Avg prompt throughput" in line or '" 200' in line or "Application startup complete" in line:
+        if (
+            "Avg prompt throughput" in line
+            or '" 200' in line
+            or "Application startup complete" in line
+            or _REFUSED_REQUEST_RE.search(line)
+        ):
             then = _log_time(line)
             if at is not None and then is not None and _earlier(then, at):
                 continue  # printed before the error: the excerpt put it below
@@ -1260,12 +1272,27 @@ def _kind_of_frames(frames: Sequence[str]) -> FailureKind | None:
     return None
 
 
+# vLLM's OpenAI server catches what a request's preprocessing raises (its chat template, its length against
+# max_model_len, its parameters: ValueError, TypeError, RuntimeError, jinja2's TemplateError, VLLMValidationError),
+# logs it with its traceback under this message and answers the client 400 (vllm/entrypoints/openai/serving_chat.py,
+# serving_completion.py, serving_responses.py, later chat_completion/serving.py; 0.6.4-): the server goes on
+_REFUSED_REQUEST_LOG = "Error in preprocessing prompt inputs"
+
+
+def _answered_as_refused(lines: Sequence[str], index: int) -> bool:
+    """True when the traceback ending at ``lines[index]`` is one vLLM logged for a request it refused."""
+    for i in range(index, max(0, index - _PHASE_LOOKBACK) - 1, -1):
+        if _TRACEBACK in lines[i]:
+            return any(_REFUSED_REQUEST_LOG in lines[j] for j in range(max(0, i - 2), i + 1))
+    return False
+
+
 def _uncaught_hits(lines: Sequence[str], scan: _Scan) -> list[_Hit]:
     """The first uncaught exception (or cut traceback) the server did not survive, read through its frames."""
     # a paste that kept only an exception's last line stands for it as its traceback would
     ends = sorted(scan.exception_lines + scan.cut_tracebacks + scan.loose_exceptions)
     for index in ends:
-        if _recovered_after(lines, index, scan.starts):
+        if _recovered_after(lines, index, scan.starts) or _answered_as_refused(lines, index):
             continue
         kind = _kind_of_frames(_traceback_frames(lines, _traceback_end(lines, index)))
         rule = _UNCAUGHT if kind is None else _FRAME_RULES[kind]

@@ -285,6 +285,22 @@ SIGNATURES: tuple[Signature, ...] = (
         r"|Initial free memory \S+.*current free memory",
         phase=Phase.PROFILE,
     ),
+    # A TPU is one process's: libtpu opens the chips' VFIO groups (/dev/vfio/N; /dev/accelN on older TPU VMs)
+    # exclusively, and a second process (a leftover server, a notebook kernel that imported jax, an engine core
+    # spawned beside a parent that already holds the chips) fails at its first touch of the device, whichever
+    # framework (JAX, torch_xla) reaches libtpu first
+    Signature(
+        "vram-tpu-device-held",
+        K.VRAM_HELD,
+        ROOT,
+        ("already in use by process", "Couldn't open iommu group", "Device or resource busy"),
+        Source("libtpu", "libtpu.so (TPU runtime initialization)", "TPU system initialization", "all"),
+        pattern=r"TPU is already in use by process|Couldn't open iommu group /dev/vfio"
+        r"|open\(/dev/(?:vfio/\d+|accel\d+)\): Device or resource busy",
+        phase=Phase.LOAD,
+        hint="another process holds the TPU (libtpu opens it for one process only): find it with "
+        "`sudo lsof -w /dev/vfio/* /dev/accel*`, stop it, then restart",
+    ),
     # ---------------------------------------------------------------- host memory
     Signature(
         "host-kernel-oom-kill",
