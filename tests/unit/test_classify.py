@@ -3039,3 +3039,28 @@ def test_a_request_vllm_refused_is_no_failure_of_the_server() -> None:
     # a 5xx answer says nothing of the kind (a dead engine answers 500 too)
     failed = answered.replace("400 Bad Request", "500 Internal Server Error")
     assert classify([*uncaught, failed]).kind is K.UNKNOWN_FAILURE
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [
+        # SYNTHETIC, as a model's load_weights raises them (params_dict[name]) when the checkpoint holds a tensor the
+        # model's code has no parameter for: a layer's index, or a parameter's ending
+        ("KeyError: 'layers.11.mlp.down_proj.weight'", K.MODEL_LOAD_ERROR),
+        ("KeyError: 'model.layers.0.mlp.experts.w2_weight_scale_inv'", K.MODEL_LOAD_ERROR),
+        ("KeyError: 'visual.blocks.0.attn.qkv.weight'", K.MODEL_LOAD_ERROR),
+        ("KeyError: 'lm_head.weight'", K.MODEL_LOAD_ERROR),
+        ("KeyError: 'transformer.h.0'", K.MODEL_LOAD_ERROR),
+        # no parameter's name: a file, a config key, an environment variable
+        ("KeyError: 'tokenizer.json'", K.UNKNOWN_FAILURE),
+        ("KeyError: 'architectures'", K.UNKNOWN_FAILURE),
+        ("KeyError: 'CUDA_VISIBLE_DEVICES'", K.UNKNOWN_FAILURE),
+    ],
+)
+def test_a_keyerror_names_a_parameter_when_the_checkpoint_does_not_match_the_model(
+    line: str, kind: FailureKind
+) -> None:
+    failure = classify([f"(EngineCore_DP0 pid=7) ERROR 03-02 10:00:01 [core.py:700] {line}"])
+    assert failure.kind is kind
+    if kind is K.MODEL_LOAD_ERROR:
+        assert failure.phase is Phase.LOAD

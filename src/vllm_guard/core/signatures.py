@@ -1321,6 +1321,21 @@ SIGNATURES: tuple[Signature, ...] = (
         ),
         phase=Phase.LOAD,
     ),
+    # A model's load_weights looks each checkpoint tensor up by its parameter name (params_dict[name], after the
+    # stacked-parameter and expert mappings): a tensor the model's code has no parameter for raises KeyError with
+    # that dotted name ('layers.11.mlp.down_proj.weight', 'model.layers.0.mlp.experts.w2_weight_scale_inv'), a
+    # checkpoint of another variant, quantization or merge than the code expects; the name is a parameter's when it
+    # holds a layer's index or ends as a parameter does
+    Signature(
+        "model-weight-name-unknown",
+        K.MODEL_LOAD_ERROR,
+        ROOT,
+        ("KeyError: ",),
+        _vllm("vllm/model_executor/models/*.py", "load_weights (params_dict[name])", "0.2.0-"),
+        pattern=r"KeyError: '[A-Za-z_]\w*(?:\.\w+)*\."
+        r"(?:\d+(?:\.\w[\w.]*)?|\w*(?:weight|bias|scales?|scale_inv|qweight|qzeros|g_idx|zeros|inv_freq))'",
+        phase=Phase.LOAD,
+    ),
     # the disk under the Hub's cache fills while the weights download ("[Errno 28] No space left on device:
     # '.../huggingface/hub/models--X/blobs/....incomplete'", the xet client's "CAS service error : IO Error: No space
     # left on device"): nothing is left to load; no memory flag changes it
