@@ -1029,6 +1029,17 @@ def test_an_oom_whose_message_shows_the_gpu_held_by_others(line: str, kind: Fail
     assert classify([line]).kind is kind
 
 
+def test_an_oom_while_serving_is_the_servers_own_whoever_else_holds_memory() -> None:
+    # SYNTHETIC: the same message as a held GPU's, after the server served (another stage of the same server, or a
+    # neighbour started later, holds the rest): vLLM got its share at start-up, and its own peak ran out
+    serving = [
+        "(APIServer pid=9) INFO 05-02 10:00:00 [loggers.py:123] Engine 000: Avg prompt throughput: 310.2 tokens/s",
+        _oom("Process 35156 has 22.14 GiB memory in use. ", "1.05 GiB"),
+    ]
+    assert classify(serving).kind is K.CUDA_OOM_RUNTIME
+    assert classify(serving[1:]).kind is K.VRAM_HELD
+
+
 # SYNTHETIC, in PyTorch's allocator wording before 2.1 (no process named; what its allocator reserved instead)
 def _old_oom(reserved: str) -> str:
     return (

@@ -1525,7 +1525,10 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
         if phase is Phase.UNKNOWN and _filled_by_weights(told.text):
             phase, basis = Phase.LOAD, Basis.ALLOCATOR
             kind = K.CUDA_OOM_LOAD
-        if _others_hold_the_gpu(told.text) or (
+        # held by others: only before serving, while vLLM still takes its share; a server that serves got it, and
+        # what runs out then is its own peak over what is left, whoever else holds memory (another stage of the same
+        # server, a neighbour started later)
+        if (phase is not Phase.SERVE and _others_hold_the_gpu(told.text)) or (
             phase is Phase.PROFILE
             and _others_took_the_kv_cache(told.text, _traceback_frames(lines, _traceback_end(lines, told.index)))
         ):
