@@ -3075,3 +3075,30 @@ def test_a_keyerror_names_a_parameter_when_the_checkpoint_does_not_match_the_mod
     assert failure.kind is kind
     if kind is K.MODEL_LOAD_ERROR:
         assert failure.phase is Phase.LOAD
+
+
+def test_a_placement_group_ray_can_never_create_is_the_clusters() -> None:
+    # https://github.com/vllm-project/vllm/issues/8908 (vLLM 0.6.2, TP 16 over four nodes of four GPUs; shortened)
+    waiting = (
+        "INFO 09-27 16:47:50 ray_utils.py:183] Waiting for creating a placement group of specs for 1270 seconds. "
+        "specs=[{'node:10.2.0.127': 0.001, 'GPU': 1.0}, {'GPU': 1.0}]. Check `ray status` to see if you have enough "
+        "resources."
+    )
+    infeasible = (
+        "(autoscaler +21m12s) Error: No available node types can fulfill resource request {'node:10.2.0.127': 0.001, "
+        "'GPU': 1.0}. Add suitable node types to this cluster to resolve this issue."
+    )
+    for lines in ([waiting], [infeasible], [infeasible, waiting]):
+        assert classify(lines).kind is K.DISTRIBUTED_ERROR
+    # a cluster that gained the GPUs and went on to serve: a wait, not a failure
+    served = "INFO 09-27 16:50:00 metrics.py:351] Avg prompt throughput: 12.0 tokens/s, Avg generation throughput: 3.0"
+    assert classify([waiting, served]).kind is K.NONE
+
+
+def test_hccls_own_error_lines_are_the_collective_layers() -> None:
+    # https://github.com/vllm-project/vllm-ascend/issues/1815 (DP 4 x TP 4 on 16 Ascend 910B)
+    line = (
+        "[ERROR] HCCL(38011,python):2025-07-15-12:47:33.021.978 [hccl_socket_manager.cc:601] [87033]the connection "
+        "failure between this device and target device may be due to the following reasons:"
+    )
+    assert classify([line]).kind is K.DISTRIBUTED_ERROR

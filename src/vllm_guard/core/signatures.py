@@ -1106,6 +1106,8 @@ SIGNATURES: tuple[Signature, ...] = (
             "exceeds the total number of available",
             "Cannot provide a placement group",
             "Not enough resources to allocate",
+            # what it logs (at INFO) every interval while it waits, up to the timeout above
+            "Waiting for creating a placement group",
         ),
         _vllm(
             "vllm/executor/ray_utils.py, vllm/v1/engine/utils.py",
@@ -1114,8 +1116,25 @@ SIGNATURES: tuple[Signature, ...] = (
         ),
         pattern=r"exceeds the total number of available \w+ in the (?:placement group|cluster)"
         r"|Cannot provide a placement group of placement_group_specs"
-        r"|Not enough resources to allocate \d+ (?:placement groups|DP ranks)",
+        r"|Not enough resources to allocate \d+ (?:placement groups|DP ranks)"
+        r"|Waiting for creating a placement group of specs for \d+ seconds",
+        at_info=True,
         recoverable=True,  # Ray's placement-group warning: a cluster that gains GPUs goes on to serve
+    ),
+    # Ray's autoscaler on a request no node type of the cluster can ever hold (a bundle pinned to a node with no GPU
+    # free, more GPUs per bundle than a node has): the placement group vLLM waits for is never created
+    Signature(
+        "dist-ray-request-infeasible",
+        K.DISTRIBUTED_ERROR,
+        ROOT,
+        ("No available node types can fulfill resource request",),
+        Source(
+            "ray",
+            "python/ray/autoscaler/_private/resource_demand_scheduler.py",
+            "ResourceDemandScheduler (infeasible requests)",
+            "1.0-",
+        ),
+        recoverable=True,
     ),
     # the OpenAI server's own checks of its flags (vllm/entrypoints/openai/cli_args.py validate_parsed_serve_args,
     # api_server.py run_server, vllm/utils FlexibleArgumentParser): a tool or reasoning parser without its switch
@@ -1729,7 +1748,8 @@ SIGNATURES: tuple[Signature, ...] = (
     ),
     # HCCL, NCCL's counterpart on Ascend NPUs (vllm-ascend, through torch_npu's ProcessGroupHCCL): torch_npu's check
     # "HCCL function error: hcclCommInitRootInfoConfig(...), error code is 15", its "DIST call hccl api failed."
-    # (ERR02200), and HCCL's own log ("hccl initialize failed", "hcclComm init error")
+    # (ERR02200), and HCCL's own log ("hccl initialize failed", "hcclComm init error"); HCCL's listen failures are the
+    # port's (port-hccl-listen, a stronger tier)
     Signature(
         "dist-hccl-error",
         K.DISTRIBUTED_ERROR,
@@ -1738,8 +1758,10 @@ SIGNATURES: tuple[Signature, ...] = (
         Source(
             "torch_npu", "torch_npu/csrc/distributed/HCCLUtils.hpp, ProcessGroupHCCL.cpp", "HCCL_CHECK_ERROR", "all"
         ),
+        # HCCL's own ERROR lines ("[ERROR] HCCL(38011,python):2025-07-15-12:47:33.021.978 [hccl_socket_manager.cc:601]
+        # ..."): a link, a peer or a timeout of the collective layer, whatever the line goes on to say
         pattern=r"HCCL function error|call hccl api failed|hccl initialize failed|hcclComm init error"
-        r"|ProcessGroupHCCL.*(?:[Tt]imeout|abort)",
+        r"|ProcessGroupHCCL.*(?:[Tt]imeout|abort)|\[ERROR\] HCCL\(\d+,",
     ),
     # NCCL's InfiniBand / RoCE transport (src/misc/ibvwrap.cc): a verbs call that failed, memory registration
     # included ("Cannot allocate memory" is the RDMA registration's errno, not the host's RAM)
