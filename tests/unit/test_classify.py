@@ -3102,3 +3102,20 @@ def test_hccls_own_error_lines_are_the_collective_layers() -> None:
         "failure between this device and target device may be due to the following reasons:"
     )
     assert classify([line]).kind is K.DISTRIBUTED_ERROR
+
+
+def test_a_chat_template_that_refused_a_request_is_no_failure_of_the_server() -> None:
+    # https://github.com/fmedeiros58/KnexIt-Workspace (vllm.log, vLLM 0.11.0; shortened): the template's own check, logged
+    # where it is rendered; vLLM answers the request 400 and serves on
+    lines = [
+        "(APIServer pid=7565) INFO:     Application startup complete.",
+        "(APIServer pid=7565) ERROR 02-27 15:15:38 [chat_utils.py:1645] An error occurred in `transformers` while "
+        "applying chat template",
+        "(APIServer pid=7565) ERROR 02-27 15:15:38 [chat_utils.py:1645] Traceback (most recent call last):",
+        '(APIServer pid=7565) ERROR 02-27 15:15:38 [chat_utils.py:1645]   File "/v/vllm/entrypoints/chat_utils.py", '
+        "line 1632, in apply_hf_chat_template",
+        "(APIServer pid=7565) ERROR 02-27 15:15:38 [chat_utils.py:1645]     return tokenizer.apply_chat_template(",
+        "(APIServer pid=7565) ERROR 02-27 15:15:38 [chat_utils.py:1645] jinja2.exceptions.TemplateError: Conversation "
+        "roles must alternate user/assistant/user/assistant/...",
+    ]
+    assert classify(lines).kind is K.NONE

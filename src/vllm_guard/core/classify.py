@@ -1275,15 +1275,17 @@ def _kind_of_frames(frames: Sequence[str]) -> FailureKind | None:
 # vLLM's OpenAI server catches what a request's preprocessing raises (its chat template, its length against
 # max_model_len, its parameters: ValueError, TypeError, RuntimeError, jinja2's TemplateError, VLLMValidationError),
 # logs it with its traceback under this message and answers the client 400 (vllm/entrypoints/openai/serving_chat.py,
-# serving_completion.py, serving_responses.py, later chat_completion/serving.py; 0.6.4-): the server goes on
-_REFUSED_REQUEST_LOG = "Error in preprocessing prompt inputs"
+# serving_completion.py, serving_responses.py, later chat_completion/serving.py; 0.6.4-): the server goes on. The chat
+# template's own failure is logged first where it is rendered (vllm/entrypoints/chat_utils.py, apply_hf_chat_template:
+# "An error occurred in `transformers` while applying chat template", then re-raised as ValueError for the handler)
+_REFUSED_REQUEST_LOGS = ("Error in preprocessing prompt inputs", "while applying chat template")
 
 
 def _answered_as_refused(lines: Sequence[str], index: int) -> bool:
     """True when the traceback ending at ``lines[index]`` is one vLLM logged for a request it refused."""
     for i in range(index, max(0, index - _PHASE_LOOKBACK) - 1, -1):
         if _TRACEBACK in lines[i]:
-            return any(_REFUSED_REQUEST_LOG in lines[j] for j in range(max(0, i - 2), i + 1))
+            return any(log in lines[j] for j in range(max(0, i - 2), i + 1) for log in _REFUSED_REQUEST_LOGS)
     return False
 
 
