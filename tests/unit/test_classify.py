@@ -3119,3 +3119,22 @@ def test_a_chat_template_that_refused_a_request_is_no_failure_of_the_server() ->
         "roles must alternate user/assistant/user/assistant/...",
     ]
     assert classify(lines).kind is K.NONE
+
+
+def test_a_program_that_ended_while_loading_without_a_word_is_an_unknown_failure() -> None:
+    # https://github.com/atreydesai/augmented-mcqa (vllm_output.log, vLLM 0.11.2; shortened): the last milestone is of
+    # loading the weights, then Python's resource tracker reports what the ended program left behind
+    loading = (
+        "(EngineCore_DP0 pid=1368984) INFO 05-08 00:37:14 [gpu_model_runner.py:3476] Starting to load model "
+        "cyankiwi/Qwen3-30B-A3B-Thinking-2507-AWQ-8bit..."
+    )
+    ended = (
+        "/fs/miniconda3/lib/python3.12/multiprocessing/resource_tracker.py:254: UserWarning: resource_tracker: There "
+        "appear to be 1 leaked semaphore objects to clean up at shutdown"
+    )
+    failure = classify([loading, ended])
+    assert (failure.kind, failure.phase, failure.confidence) == (K.UNKNOWN_FAILURE, Phase.LOAD, Confidence.LOW)
+    # a paste cut while loading says nothing of an end; an end after serving is a server that stopped
+    assert classify([loading]).kind is K.NONE
+    serving = "(APIServer pid=1) INFO 05-08 00:40:00 [loggers.py:123] Engine 000: Avg prompt throughput: 10.0 tokens/s"
+    assert classify([loading, serving, ended]).kind is K.NONE

@@ -510,6 +510,19 @@ def unfinished_start(lines: Sequence[str]) -> Phase | None:
     return None
 
 
+# Python's multiprocessing resource tracker, when the processes it served are gone (Lib/multiprocessing/
+# resource_tracker.py, main: "resource_tracker: There appear to be N leaked semaphore objects to clean up at shutdown",
+# shared_memory alike): the program ended, whether it finished or was killed
+_ENDED_RE = re.compile(r"resource_tracker: There appear to be \d+ leaked \w+ objects to clean up at shutdown")
+
+
+def _exited_while_loading(lines: Sequence[str]) -> bool:
+    """True when the program ended (see ``_ENDED_RE``) after its last start-up milestone, that of loading."""
+    printed = as_printed(lines)
+    ended = next((i for i in range(len(printed) - 1, -1, -1) if _ENDED_RE.search(printed[i])), None)
+    return ended is not None and unfinished_start(printed[:ended]) is Phase.LOAD
+
+
 def _phase_of_frames(frames: Sequence[str]) -> Phase | None:
     """Profiling and loading frames decide first: ``execute_model`` also runs inside ``profile_run``."""
     phases = {_FRAME_PHASE.get(f) for f in frames}
@@ -1499,7 +1512,19 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
         hits.append(extra)
     verdicts = [h for h in hits if h.rule.tier != sig.CONTEXT]
     if not verdicts:
-        return NO_FAILURE
+        if not _exited_while_loading(lines):
+            return NO_FAILURE
+        # the process ended while it loaded the model and said nothing of why (a SIGKILL's trace is in the kernel's
+        # log or the journal, not here)
+        return Failure(
+            kind=K.UNKNOWN_FAILURE,
+            phase=Phase.LOAD,
+            evidence=(_cut(strip_prefixes(lines[-1])),) if lines else (),
+            hint="the process ended while loading the model without a word of why: look for an OOM kill in the "
+            "kernel's log (journalctl -k) and for systemd's result in the unit's journal",
+            confidence=Confidence.LOW,
+            basis=Basis.BARE,
+        )
     verdicts = _without_what_went_on(verdicts, scan.starts)
     if scan.starts:  # a log of several starts (a journal dump): the latest one that failed is the story
         verdicts = _before_a_rebuild(lines, scan.starts, verdicts)
