@@ -3078,20 +3078,27 @@ def test_a_keyerror_names_a_parameter_when_the_checkpoint_does_not_match_the_mod
 
 
 def test_a_placement_group_ray_can_never_create_is_the_clusters() -> None:
-    # https://github.com/vllm-project/vllm/issues/8908 (vLLM 0.6.2, TP 16 over four nodes of four GPUs; shortened)
+    # https://github.com/vllm-project/aibrix/issues/927 (two nodes, TP 2; the specs shortened)
     waiting = (
-        "INFO 09-27 16:47:50 ray_utils.py:183] Waiting for creating a placement group of specs for 1270 seconds. "
-        "specs=[{'node:10.2.0.127': 0.001, 'GPU': 1.0}, {'GPU': 1.0}]. Check `ray status` to see if you have enough "
-        "resources."
+        "INFO 04-01 02:47:00 ray_utils.py:214] Waiting for creating a placement group of specs for 70 seconds. "
+        "specs=[{'node:10.163.194.101': 0.001, 'GPU': 1.0}, {'GPU': 1.0}]. Check `ray status` to see if you have "
+        "enough resources, and make sure the IP addresses used by ray cluster are the same as VLLM_HOST_IP environment "
+        "variable specified in each node if you are running on a multi-node."
     )
+    # https://github.com/vllm-project/vllm/issues/8908 (Ray's autoscaler; its colour codes dropped) and
+    # https://github.com/ray-project/ray/issues/20968 (the older wording)
     infeasible = (
         "(autoscaler +21m12s) Error: No available node types can fulfill resource request {'node:10.2.0.127': 0.001, "
         "'GPU': 1.0}. Add suitable node types to this cluster to resolve this issue."
     )
-    for lines in ([waiting], [infeasible], [infeasible, waiting]):
+    older = (
+        "2021-12-08 02:08:11,690 WARNING resource_demand_scheduler.py:731 -- The autoscaler could not find a node type "
+        "to satisfy the request: [{'bundle_group_f603e2de7cd8965a3e9e30f6357dbb7b': 0.001}]."
+    )
+    for lines in ([waiting], [infeasible], [older], [infeasible, waiting]):
         assert classify(lines).kind is K.DISTRIBUTED_ERROR
     # a cluster that gained the GPUs and went on to serve: a wait, not a failure
-    served = "INFO 09-27 16:50:00 metrics.py:351] Avg prompt throughput: 12.0 tokens/s, Avg generation throughput: 3.0"
+    served = "INFO 04-01 02:50:00 metrics.py:351] Avg prompt throughput: 12.0 tokens/s, Avg generation throughput: 3.0"
     assert classify([waiting, served]).kind is K.NONE
 
 

@@ -65,6 +65,7 @@ import bisect
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from vllm_guard.core import signatures as sig
@@ -516,11 +517,14 @@ def unfinished_start(lines: Sequence[str]) -> Phase | None:
 _ENDED_RE = re.compile(r"resource_tracker: There appear to be \d+ leaked \w+ objects to clean up at shutdown")
 
 
-def _exited_while_loading(lines: Sequence[str]) -> bool:
-    """True when the program ended (see ``_ENDED_RE``) after its last start-up milestone, that of loading."""
-    printed = as_printed(lines)
-    ended = next((i for i in range(len(printed) - 1, -1, -1) if _ENDED_RE.search(printed[i])), None)
-    return ended is not None and unfinished_start(printed[:ended]) is Phase.LOAD
+def _exited_while_loading(lines: Sequence[str], starts: Sequence[int]) -> bool:
+    """True when a process of the log ended (see ``_ENDED_RE``) after its last start-up milestone, that of loading."""
+    bounds = [0, *starts, len(lines)]
+    for low, high in pairwise(bounds):
+        ended = next((i for i in range(high - 1, low - 1, -1) if _ENDED_RE.search(lines[i])), None)
+        if ended is not None and unfinished_start(lines[low:ended]) is Phase.LOAD:
+            return True
+    return False
 
 
 def _phase_of_frames(frames: Sequence[str]) -> Phase | None:
@@ -611,10 +615,11 @@ def _frame_function(m: re.Match[str], line: str, lines: Sequence[str], index: in
     return name
 
 
-def _traceback_frames(lines: Sequence[str], index: int) -> list[str]:
-    """The functions of the traceback that ends at ``lines[index]``, innermost first, with their callees."""
+def _traceback_frames(lines: Sequence[str], index: int, low: int = 0) -> list[str]:
+    """The functions of the traceback that ends at ``lines[index]``, innermost first, with their callees; none from
+    before ``lines[low]`` (the start of the process that printed it)."""
     frames: list[str] = []
-    for i in range(index, max(0, index - _PHASE_LOOKBACK) - 1, -1):
+    for i in range(index, max(low, index - _PHASE_LOOKBACK) - 1, -1):
         line = lines[i]
         if "File " in line or ".py in " in line:
             found = _frame_at(lines, i)
@@ -646,12 +651,12 @@ def _oom_phase(lines: Sequence[str], index: int, starts: Sequence[int] = ()) -> 
     if reported is not None:
         return reported, Basis.FRAME
     # 1. The traceback the OOM ends (frames are printed outermost first, then the exception line).
-    phase = _phase_of_frames(_traceback_frames(lines, index))
+    phase = _phase_of_frames(_traceback_frames(lines, index, low))
     if phase is not None:
         return phase, Basis.FRAME
     # 2. The traceback printed just after the exception line (some loggers print the message first).
     after: list[str] = []
-    for i in range(index + 1, min(len(lines), index + _TRACEBACK_AFTER)):
+    for i in range(index + 1, min(len(lines), index + _TRACEBACK_AFTER, high)):
         line = lines[i]
         if ("File " in line or ".py in " in line) and (found := _frame_at(lines, i)):
             after.append(_frame_function(found[0], found[1], lines, i))
@@ -1309,7 +1314,7 @@ def _uncaught_hits(lines: Sequence[str], scan: _Scan) -> list[_Hit]:
     for index in ends:
         if _recovered_after(lines, index, scan.starts) or _answered_as_refused(lines, index):
             continue
-        kind = _kind_of_frames(_traceback_frames(lines, _traceback_end(lines, index)))
+        kind = _kind_of_frames(_traceback_frames(lines, _traceback_end(lines, index), _segment(scan.starts, index)[0]))
         rule = _UNCAUGHT if kind is None else _FRAME_RULES[kind]
         return [_Hit(rule, index, strip_prefixes(lines[index]))]
     return []
@@ -1512,7 +1517,7 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
         hits.append(extra)
     verdicts = [h for h in hits if h.rule.tier != sig.CONTEXT]
     if not verdicts:
-        if not _exited_while_loading(lines):
+        if not _exited_while_loading(lines, scan.starts):
             return NO_FAILURE
         # the process ended while it loaded the model and said nothing of why (a SIGKILL's trace is in the kernel's
         # log or the journal, not here)
@@ -1557,7 +1562,10 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
         # server, a neighbour started later)
         if (phase is not Phase.SERVE and _others_hold_the_gpu(told.text)) or (
             phase is Phase.PROFILE
-            and _others_took_the_kv_cache(told.text, _traceback_frames(lines, _traceback_end(lines, told.index)))
+            and _others_took_the_kv_cache(
+                told.text,
+                _traceback_frames(lines, _traceback_end(lines, told.index), _segment(scan.starts, told.index)[0]),
+            )
         ):
             kind, basis = K.VRAM_HELD, Basis.MESSAGE  # what ran out was taken before vLLM asked for it
 

@@ -1122,12 +1122,13 @@ SIGNATURES: tuple[Signature, ...] = (
         recoverable=True,  # Ray's placement-group warning: a cluster that gains GPUs goes on to serve
     ),
     # Ray's autoscaler on a request no node type of the cluster can ever hold (a bundle pinned to a node with no GPU
-    # free, more GPUs per bundle than a node has): the placement group vLLM waits for is never created
+    # free, more GPUs per bundle than a node has): the placement group vLLM waits for is never created (older Ray:
+    # "The autoscaler could not find a node type to satisfy the request")
     Signature(
         "dist-ray-request-infeasible",
         K.DISTRIBUTED_ERROR,
         ROOT,
-        ("No available node types can fulfill resource request",),
+        ("No available node types can fulfill resource request", "could not find a node type to satisfy"),
         Source(
             "ray",
             "python/ray/autoscaler/_private/resource_demand_scheduler.py",
