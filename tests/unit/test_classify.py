@@ -3145,3 +3145,31 @@ def test_a_program_that_ended_while_loading_without_a_word_is_an_unknown_failure
     assert classify([loading]).kind is K.NONE
     serving = "(APIServer pid=1) INFO 05-08 00:40:00 [loggers.py:123] Engine 000: Avg prompt throughput: 10.0 tokens/s"
     assert classify([loading, serving, ended]).kind is K.NONE
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [
+        # https://github.com/intel/llm-scaler/issues/152 (an XPU build serving GPT-OSS): the GPU was lost
+        (
+            "(EngineCore_DP0 pid=2390) ERROR 11-06 19:52:03 [core.py:718] RuntimeError: Native API failed. Native API "
+            "returns: 20 (UR_RESULT_ERROR_DEVICE_LOST)",
+            K.GPU_DRIVER_ERROR,
+        ),
+        # SYNTHETIC: torch_npu's lookup of a CANN function an older toolkit lacks (vllm-ascend issue 1401 names
+        # aclmdlRICaptureBegin with CANN 8.1.RC1)
+        ("RuntimeError: Failed to find function aclmdlRICaptureBegin", K.GPU_DRIVER_ERROR),
+        # https://github.com/UKGovernmentBEIS/inspect_ai/issues/1799 (a launcher's word for the server it started)
+        (
+            "[05/05/25 18:08:24] ERROR    Server process exited unexpectedly with code 1. Try rerunning with "
+            "local_server.py:214",
+            K.UNKNOWN_FAILURE,
+        ),
+        # SYNTHETIC: a supervisor's words for a child's exit status
+        ("worker exited with exit code 136", K.UNKNOWN_FAILURE),
+        ("worker exited with exit code 0", K.NONE),
+    ],
+    ids=["ur-device-lost", "cann-function", "launcher-exit", "exit-code-136", "exit-code-0"],
+)
+def test_runtimes_and_launchers_say_what_ended_the_process(line: str, kind: FailureKind) -> None:
+    assert classify([line]).kind is kind

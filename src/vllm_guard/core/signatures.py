@@ -1460,6 +1460,18 @@ SIGNATURES: tuple[Signature, ...] = (
         pattern=r"Found no NVIDIA driver|NVIDIA driver on your system is too old|CUDA driver version is insufficient"
         r"|Driver/library version mismatch|driver version .{0,40}(?:too old|insufficient|not supported)",
     ),
+    # torch_npu looks the CANN runtime's functions up when it first needs them (torch_npu/csrc/core/npu/interface/
+    # AclInterface.cpp, GET_FUNC / LOAD_FUNCTION: "Failed to find function aclmdlRICaptureBegin"): a CANN toolkit
+    # older than the one the torch_npu build was made for, the Ascend counterpart of a driver too old
+    Signature(
+        "driver-cann-function-missing",
+        K.GPU_DRIVER_ERROR,
+        ROOT,
+        ("Failed to find function acl",),
+        Source("torch_npu", "torch_npu/csrc/core/npu/interface/AclInterface.cpp", "GET_FUNC", "2.1-"),
+        hint="the installed CANN toolkit lacks a function this torch_npu needs: install the CANN version the "
+        "torch_npu and vllm-ascend releases name, or the releases made for the installed CANN",
+    ),
     Signature(
         "driver-nvml",
         K.GPU_DRIVER_ERROR,
@@ -1609,6 +1621,7 @@ SIGNATURES: tuple[Signature, ...] = (
             "misaligned address",
             "HIP error: ",
             "HSA_STATUS_ERROR_",
+            "_RESULT_ERROR_DEVICE_LOST",
         ),
         Source("cuda", "CUDA runtime and the NVIDIA kernel module (NVRM)", "cudaGetErrorString, Xid report", "all"),
         # PyTorch's check of every CUDA (HIP) runtime call raises "CUDA error: <cudaGetErrorString>" (c10/cuda/
@@ -1621,7 +1634,10 @@ SIGNATURES: tuple[Signature, ...] = (
         r"|misaligned address"
         r"|(?:CUDA|HIP) error: (?!out of memory|device-side assert|operation not permitted when stream is capturing"
         r"|operation failed due to a previous error during capture|CUBLAS_STATUS_ALLOC_FAILED)[a-zA-Z]"
-        r"|aborting with error : HSA_STATUS_ERROR_(?!OUT_OF_RESOURCES)",
+        r"|aborting with error : HSA_STATUS_ERROR_(?!OUT_OF_RESOURCES)"
+        # Intel's GPUs: Unified Runtime's and Level Zero's device lost (a hang or reset of the GPU, its driver's
+        # "GPU is lost")
+        r"|\b(?:UR|ZE)_RESULT_ERROR_DEVICE_LOST\b",
         # vLLM's custom all-reduce checks every CUDA call it makes (csrc/custom_all_reduce.cuh CUDACHECK: "Failed:
         # Cuda error <file>:<line> '<error>'"): the error is its own, a distributed failure (below)
         unless=("custom_all_reduce",),
@@ -2077,10 +2093,12 @@ SIGNATURES: tuple[Signature, ...] = (
         "bare-crash",
         K.UNKNOWN_FAILURE,
         BARE,
-        ("Segmentation fault", "core dumped", "exited with code", "SIGSEGV", "SIGABRT", "Aborted"),
+        ("Segmentation fault", "core dumped", "exited ", "SIGSEGV", "SIGABRT", "Aborted"),
         Source("linux", "the shell's and docker's report of a crashed process", "job status", "all"),
-        # (the shell's "Aborted" ends the line: "Aborted request 3." is vLLM cancelling a request)
-        pattern=r"Segmentation fault|core dumped|exited with code [1-9]|SIGSEGV|SIGABRT"
+        # (the shell's "Aborted" ends the line: "Aborted request 3." is vLLM cancelling a request); a launcher's or a
+        # supervisor's word for a child that ended with a non-zero status ("exited with code 1", "exited unexpectedly
+        # with code 1", "exited with exit code 136"): it failed, and the word says nothing of why
+        pattern=r"Segmentation fault|core dumped|exited (?:unexpectedly )?with (?:exit )?code [1-9]|SIGSEGV|SIGABRT"
         r"|^Aborted(?: \(core dumped\))?\s*$|Fatal Python error",
     ),
     # pydantic's line for a validator's ValueError, under "N validation error(s) for SomeConfig": vLLM's configs
