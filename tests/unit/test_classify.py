@@ -3173,3 +3173,149 @@ def test_a_program_that_ended_while_loading_without_a_word_is_an_unknown_failure
 )
 def test_runtimes_and_launchers_say_what_ended_the_process(line: str, kind: FailureKind) -> None:
     assert classify([line]).kind is kind
+
+
+@pytest.mark.parametrize(
+    ("lines", "kind"),
+    [
+        # https://github.com/gpustack/gpustack/issues/5181 (a node's Ray never joined; the later wording of the wait's end)
+        (
+            [
+                "(EngineCore_DP0 pid=89) ERROR 04-20 18:08:14 [core.py:1100] ValueError: Cannot provide a placement "
+                "group requiring 4.0 GPUs (placement_group_specs=[{'node:172.16.11.65': 0.001, 'GPU': 1.0}, {'GPU': "
+                "1.0}, {'GPU': 1.0}, {'GPU': 1.0}]) within 1800 seconds."
+            ],
+            K.DISTRIBUTED_ERROR,
+        ),
+        # https://github.com/vllm-project/vllm-ascend/issues/486 (a collective queued as an operator timed out)
+        (
+            [
+                "[rank1]: RuntimeError: InnerRunOpApi:torch_npu/csrc/framework/OpParamMaker.cpp:281 OPS function "
+                "error: HcclAllreduce, error code is 6",
+                "[rank1]: [ERROR] 2025-04-08-18:07:20 (PID:1292363, Device:1, RankID:1) ERR01100 OPS call acl api "
+                "failed.",
+            ],
+            K.DISTRIBUTED_ERROR,
+        ),
+        # https://github.com/vllm-project/vllm/issues/9865 (NVML asked for a device index it does not have)
+        (
+            [
+                "ERROR 01-22 15:13:59 worker_base.py:467]     raise NVMLError(ret)",
+                "ERROR 01-22 15:13:59 worker_base.py:467] pynvml.NVMLError_InvalidArgument: Invalid Argument",
+            ],
+            K.GPU_DRIVER_ERROR,
+        ),
+        # https://github.com/vllm-project/vllm-ascend/issues/16654 (a kernel fault on the NPU's cores while serving)
+        (
+            [
+                "(Worker_TP11_DCP11_EP11 pid=2640) ERROR 09-02 05:45:09 [multiproc_executor.py:987]         The error "
+                "from device(chipId:5, dieId:1), serial number is 7, there is an exception of fftsplus aicore error, "
+                "core id is 14, error code = 0, dump info: pc start: 0x12c0c136b000"
+            ],
+            K.GPU_DRIVER_ERROR,
+        ),
+        # https://github.com/vllm-project/vllm-ascend/issues/3843 (nothing left for the KV cache after the weights)
+        (
+            [
+                "(Worker_TP2 pid=554) INFO 10-28 21:14:48 [worker_v1.py:259] Available memory: 0, total memory: "
+                "65452113920",
+                "(EngineCore_DP0 pid=415) ERROR 10-28 21:14:49 [core.py:708] EngineCore failed to start.",
+            ],
+            K.KV_CACHE_INSUFFICIENT,
+        ),
+        # https://github.com/alint77/jupiter-glm52-vllm-worklog (baseline/failed-slurm-affinity-server.err; shortened)
+        (
+            [
+                "(APIServer pid=147522) Traceback (most recent call last):",
+                '(APIServer pid=147522)   File "/e/vllm/vllm/utils/numa_utils.py", line 254, in _get_numa_node',
+                "(APIServer pid=147522)     raise RuntimeError(",
+                "(APIServer pid=147522) RuntimeError: NUMA binding was requested, but vLLM could not detect the "
+                "GPU-to-NUMA topology automatically. Pass --numa-bind-nodes explicitly or disable --numa-bind.",
+            ],
+            K.BAD_ARGUMENTS,
+        ),
+    ],
+    ids=[
+        "placement-group-requiring",
+        "hccl-operator",
+        "nvml-invalid-argument",
+        "npu-core-exception",
+        "npu-kv-zero",
+        "numa-bind",
+    ],
+)
+def test_cluster_device_and_binding_reports_name_their_kind(lines: list[str], kind: FailureKind) -> None:
+    assert classify(lines).kind is kind
+
+
+def test_nvml_refusing_what_a_gpu_lacks_is_no_driver_failure() -> None:
+    # SYNTHETIC, after vllm/platforms/cuda.py (0.4-0.6): NVLink detection logs NVML's refusal with its traceback and
+    # goes on, as on any GPU without NVLink
+    lines = [
+        "ERROR 05-01 10:00:00 cuda.py:120] NVLink detection failed. This is normal if your machine has no NVLink "
+        "equipped.",
+        "Traceback (most recent call last):",
+        '  File "/v/vllm/platforms/cuda.py", line 115, in is_full_nvlink',
+        "    p2p_status = pynvml.nvmlDeviceGetP2PStatus(handle, peer_handle, pynvml.NVML_P2P_CAPS_INDEX_NVLINK)",
+        "pynvml.NVMLError_NotSupported: Not Supported",
+    ]
+    assert classify(lines).kind is not K.GPU_DRIVER_ERROR
+
+
+def test_an_exception_group_is_read_through_its_members() -> None:
+    # https://github.com/vllm-project/vllm/issues/4553 (shortened): starlette's task group wraps what the engine loop
+    # raised; Python prints the member's traceback inside the group's "| " margin
+    lines = [
+        'INFO:     127.0.0.1:60772 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error',
+        "ERROR:    Exception in ASGI application",
+        "  + Exception Group Traceback (most recent call last):",
+        '  |   File "/opt/venv/lib/python3.10/site-packages/anyio/_backends/_asyncio.py", line 678, in __aexit__',
+        "  |     raise BaseExceptionGroup(",
+        "  | exceptiongroup.ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)",
+        "  +-+---------------- 1 ----------------",
+        "    | Traceback (most recent call last):",
+        '    |   File "/home/ubuntu/vllm/vllm/engine/async_llm_engine.py", line 39, in _raise_exception_on_finish',
+        "    |     task.result()",
+        '    |   File "/home/ubuntu/vllm/vllm/worker/neuron_model_runner.py", line 72, in _prepare_prompt',
+        "    |     assert len(block_table) == 1",
+        "    | AssertionError",
+        "    +------------------------------------",
+    ]
+    failure = classify(lines)
+    assert (failure.kind, failure.evidence) == (K.ENGINE_DEAD, ("AssertionError",))
+    # a group whose members the paste lost is still a failure
+    assert classify(lines[:6]).kind is K.UNKNOWN_FAILURE
+
+
+_MODEL_BUILD = [
+    # https://github.com/QwenLM/Qwen3-VL/issues/1204 (vLLM V1; shortened): the excerpt stops inside the model's
+    # constructor, before the exception
+    'ERROR 05-13 21:09:41 [core.py:396]   File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/'
+    'model_loader/loader.py", line 133, in _initialize_model',
+    "ERROR 05-13 21:09:41 [core.py:396]     return model_class(vllm_config=vllm_config, prefix=prefix)",
+    'ERROR 05-13 21:09:41 [core.py:396]   File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/models/'
+    'qwen2.py", line 443, in __init__',
+    "ERROR 05-13 21:09:41 [core.py:396]     self.lm_head = ParallelLMHead(config.vocab_size,",
+    'ERROR 05-13 21:09:41 [core.py:396]   File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/'
+    'vocab_parallel_embedding.py", line 459, in __init__',
+    "ERROR 05-13 21:09:41 [core.py:396]     super().__init__(num_embeddings, embedding_dim, params_dtype,",
+]
+
+
+def test_a_traceback_cut_while_the_model_is_built_is_a_guess_of_weights_that_do_not_fit() -> None:
+    failure = classify(_MODEL_BUILD)
+    assert (failure.kind, failure.phase, failure.confidence, failure.basis) == (
+        K.CUDA_OOM_LOAD,
+        Phase.LOAD,
+        Confidence.LOW,
+        Basis.FRAME,
+    )
+    # its exception line, where the paste kept it, names the cause (SYNTHETIC: a config the model code refuses)
+    refused = classify(
+        [
+            *_MODEL_BUILD,
+            "ERROR 05-13 21:09:41 [core.py:396] AttributeError: 'Qwen2Config' object has "
+            "no attribute 'rope_scaling_type'",
+        ]
+    )
+    assert refused.kind is K.MODEL_LOAD_ERROR

@@ -708,6 +708,8 @@ def _reported_phase(
     for h in sorted(verdicts, key=lambda h: h.index):
         if h.rule.kind not in _OOM_KINDS or not low <= h.index < high or h.index < first.index:
             continue
+        if h.rule is _CUT_IN_MODEL_BUILD:  # a guess from a cut traceback, not another report
+            continue
         if h.rule.signature.phase is not None:  # a text of its own for the phase (vLLM's sampler warm-up)
             return h.rule.signature.phase, Basis.MESSAGE
         reported = _told_phase(lines[h.index])
@@ -884,13 +886,18 @@ _QUIET_RE = re.compile(r"(?:^|[\s)\]])(?:INFO|DEBUG)" + _LOGGER_DATE)
 _IPYTHON_CODE_RE = re.compile(r"(?:-*> ?| *)\d{1,6}(?: |$)")
 _EXC_LINE_RE = re.compile(
     r"^(?:[\w.]+\.)?(?:[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failed)|Exception|OutOfResources|BrokenProcessPool"
-    r"|TimeoutExpired)"
+    r"|TimeoutExpired|(?:Base)?ExceptionGroup)"
     # Ray names the remote task's exception in parentheses: "ray.exceptions.RayTaskError(ValueError): ray::..."
     r"\b(?:\([\w.]+\))?(?::|$|\s{2,}" + re.escape(_TRACEBACK) + "$)"
 )
 
 # exceptions that end a traceback without a failure: a deliberate exit, a cancelled task on the way out
 _NOT_A_FAILURE_RE = re.compile(r"^(?:[\w.]+\.)?(?:SystemExit|KeyboardInterrupt|CancelledError|GeneratorExit)\b")
+
+# An exception group (Python 3.11's, or the exceptiongroup backport's: anyio's and starlette's task groups) says
+# "unhandled errors in a TaskGroup (1 sub-exception)"; Python prints each member after it, with its own traceback
+# inside the group's "| " margin (Lib/traceback.py, TracebackException.format): the members are what failed
+_EXCEPTION_GROUP_RE = re.compile(r"^(?:[\w.]+\.)?(?:Base)?ExceptionGroup\b")
 
 
 @dataclass
@@ -1279,15 +1286,42 @@ def _traceback_end(lines: Sequence[str], index: int) -> int:
 _RAY_HEADER_RE = re.compile(r"Ray\w*Error\([\w.]+\): ray::")
 
 
-def _kind_of_frames(frames: Sequence[str]) -> FailureKind | None:
-    """The kind the innermost frame of ``signatures.FRAME_KINDS`` names, of frames given innermost first."""
+def _deciding_frame(frames: Sequence[str]) -> str | None:
+    """The innermost frame of ``signatures.FRAME_KINDS`` among frames given innermost first."""
     for frame in frames:
         if frame == "<module>":  # raised while a module was imported: an install's fault, whoever imported it
             return None
-        kind = _FRAME_KIND.get(frame)
-        if kind is not None:
-            return kind
+        if frame in _FRAME_KIND:
+            return frame
     return None
+
+
+def _kind_of_frames(frames: Sequence[str]) -> FailureKind | None:
+    """The kind the innermost frame of ``signatures.FRAME_KINDS`` names, of frames given innermost first."""
+    frame = _deciding_frame(frames)
+    return None if frame is None else _FRAME_KIND[frame]
+
+
+# A traceback cut (a paste's or an index's excerpt, a process killed mid-print) while a model class was being built:
+# its exception is not there to name the cause. Building the model is where vLLM puts every parameter on the device
+# (each layer's create_weights, ParallelLMHead, make_layers: torch.empty on the GPU), so what fails there without a
+# message of its own to read is most often the device running out; a config the code does not accept raises there
+# too, but is then read by its exception line. On cut tracebacks of public threads read before this rule, 7 of 7
+# were the weights not fitting. Low confidence: the daemon acts on it with care.
+_CUT_IN_MODEL_BUILD = _Rule(
+    sig.Signature(
+        "frame-cut-model-build",
+        K.CUDA_OOM_LOAD,
+        sig.ROOT_WEAK,
+        (),
+        sig.Source("vllm", "vllm/model_executor/models/, model_loader/", "the model classes' __init__", "0.2.0-"),
+        phase=Phase.LOAD,
+        hint="the traceback stops while the model was being built, before its error: most often the weights do not "
+        "fit the GPU; read the lines after it",
+    ),
+    None,
+    None,
+)
 
 
 # vLLM's OpenAI server catches what a request's preprocessing raises (its chat template, its length against
@@ -1311,11 +1345,21 @@ def _uncaught_hits(lines: Sequence[str], scan: _Scan) -> list[_Hit]:
     """The first uncaught exception (or cut traceback) the server did not survive, read through its frames."""
     # a paste that kept only an exception's last line stands for it as its traceback would
     ends = sorted(scan.exception_lines + scan.cut_tracebacks + scan.loose_exceptions)
-    for index in ends:
+    cut = set(scan.cut_tracebacks)
+    for at, index in enumerate(ends):
         if _recovered_after(lines, index, scan.starts) or _answered_as_refused(lines, index):
             continue
-        kind = _kind_of_frames(_traceback_frames(lines, _traceback_end(lines, index), _segment(scan.starts, index)[0]))
-        rule = _UNCAUGHT if kind is None else _FRAME_RULES[kind]
+        if (
+            at + 1 < len(ends)
+            and ends[at + 1] - index <= _PHASE_LOOKBACK
+            and _EXCEPTION_GROUP_RE.match(strip_prefixes(lines[index]))
+        ):
+            continue  # a group's members follow it: the first of them is read instead
+        frame = _deciding_frame(_traceback_frames(lines, _traceback_end(lines, index), _segment(scan.starts, index)[0]))
+        if frame == MODEL_CLASS_FRAME and index in cut:
+            rule = _CUT_IN_MODEL_BUILD
+        else:
+            rule = _UNCAUGHT if frame is None else _FRAME_RULES[_FRAME_KIND[frame]]
         return [_Hit(rule, index, strip_prefixes(lines[index]))]
     return []
 
@@ -1542,7 +1586,7 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
     kind = first.rule.kind
     signature = first.rule.signature
     basis = Basis.MESSAGE if best_tier <= sig.ROOT_WEAK else Basis.BARE
-    if first.rule in _FRAME_RULES.values():
+    if first.rule in _FRAME_RULES.values() or first.rule is _CUT_IN_MODEL_BUILD:
         basis = Basis.FRAME
 
     phase = signature.phase or Phase.UNKNOWN
@@ -1602,7 +1646,7 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
         numbers=numbers,
         evidence=evidence,
         hint=hint,
-        confidence=_confidence(best_tier, basis),
+        confidence=Confidence.LOW if first.rule is _CUT_IN_MODEL_BUILD else _confidence(best_tier, basis),
         basis=basis,
     )
 

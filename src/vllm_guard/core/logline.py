@@ -23,6 +23,7 @@ handled, outermost first (each may or may not be there)::
     - vllm - ERROR -                                   logging's "%(asctime)s - %(name)s - %(levelname)s - "
     vllm-1  |                                          docker compose logs
     >                                                  a Markdown quote (a paste quoted in a reply)
+    |                                                  an exception group's margin (Python's traceback module)
     (EngineCore_DP0 pid=123)  (VllmWorker rank=0 pid=9)  (APIServer pid=1)  (RayWorkerWrapper pid=7)
     [rank0]:                                           torch.distributed's per-rank prefix
     [2026-01-26T17:25:37Z]                             a bracketed timestamp (CI logs)
@@ -80,6 +81,9 @@ _PREFIXES = (
     r"\d{1,7}\t",
     # a Markdown quote, "> " (nested: "> > ")
     r">+ ?",
+    # the margin Python's traceback module draws around an exception group's members (3.11+, and the exceptiongroup
+    # backport: anyio's and starlette's task groups): "  | Traceback ...", "  |   File ...", "    | AssertionError"
+    r"\|(?: |$)",
     # docker compose: "service-1  | "
     r"[\w.-]+\s+\| ",
     # torch.distributed: "[rank0]: "

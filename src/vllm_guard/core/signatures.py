@@ -208,6 +208,18 @@ SIGNATURES: tuple[Signature, ...] = (
         phase=Phase.PROFILE,
         at_info=True,
     ),
+    # vllm-ascend's NPU worker clamps what is left for the KV cache at zero and logs it in bytes: "Available memory: 0,
+    # total memory: 65452113920"; vLLM then has no block to give
+    Signature(
+        "kv-npu-none-available",
+        K.KV_CACHE_INSUFFICIENT,
+        ROOT,
+        ("Available memory: 0, total memory: ",),
+        Source("vllm-ascend", "vllm_ascend/worker/worker_v1.py", "NPUWorker.determine_available_memory", "0.7.3-"),
+        pattern=r"Available memory: 0, total memory: \d+",
+        phase=Phase.PROFILE,
+        at_info=True,
+    ),
     # V0's executor: "Maximum concurrency for 4096 tokens per request: 0.00x" (no block fits one request)
     Signature(
         "kv-zero-concurrency",
@@ -1095,9 +1107,10 @@ SIGNATURES: tuple[Signature, ...] = (
     ),
     # The Ray executor asks its cluster for one bundle per rank and waits: "The number of required GPUs exceeds the
     # total number of available GPUs in the placement group" (or "in the cluster"; TPUs, NPUs alike), "Cannot provide a
-    # placement group of placement_group_specs=... within 1800 seconds", data parallelism's "Not enough resources to
-    # allocate 4 placement groups" (vllm/executor/ray_utils.py, v1/engine/utils.py): what the cluster has joined, not
-    # the command line
+    # placement group of placement_group_specs=... within 1800 seconds" (later, where more than one GPU is asked for:
+    # "Cannot provide a placement group requiring 4.0 GPUs (placement_group_specs=...)"), data parallelism's "Not
+    # enough resources to allocate 4 placement groups" (vllm/executor/ray_utils.py, v1/engine/utils.py): what the
+    # cluster has joined, not the command line
     Signature(
         "dist-ray-cluster-short-of-devices",
         K.DISTRIBUTED_ERROR,
@@ -1115,7 +1128,7 @@ SIGNATURES: tuple[Signature, ...] = (
             "0.2.0-",
         ),
         pattern=r"exceeds the total number of available \w+ in the (?:placement group|cluster)"
-        r"|Cannot provide a placement group of placement_group_specs"
+        r"|Cannot provide a placement group (?:of placement_group_specs|requiring [\d.]+ \w+ \(placement_group_specs)"
         r"|Not enough resources to allocate \d+ (?:placement groups|DP ranks)"
         r"|Waiting for creating a placement group of specs for \d+ seconds",
         at_info=True,
@@ -1478,8 +1491,12 @@ SIGNATURES: tuple[Signature, ...] = (
         ROOT,
         ("NVML",),
         Source("nvidia", "NVML (libnvidia-ml)", "nvmlInit", "all"),
+        # pynvml names an exception class after each NVML return code (pynvml.py, _extractNVMLErrorsAsClasses); those
+        # of a device or driver that cannot answer. Not NotSupported: vLLM asks NVML for what a GPU may lack (NVLink)
+        # and logs the refusal with its traceback on its way (vllm/platforms/cuda.py)
         pattern=r"Failed to initialize NVML|NVML_SUCCESS == r INTERNAL ASSERT FAILED|NVMLError_(?:DriverNotLoaded"
-        r"|LibraryNotFound|Unknown|GpuIsLost)",
+        r"|LibraryNotFound|Unknown|GpuIsLost|InvalidArgument|NoPermission|NotFound|GpuNotFound|Uninitialized"
+        r"|LibRmVersionMismatch|ResetRequired|CorruptedInforom|IrqIssue|FunctionNotFound|OperatingSystem)\b",
         unless=("CUDACachingAllocator",),  # the allocator's NVML assertion stands for an OOM (above)
     ),
     Signature(
@@ -1691,6 +1708,22 @@ SIGNATURES: tuple[Signature, ...] = (
         ("NPU function error: ", "PTA call acl api failed"),
         Source("torch_npu", "torch_npu/csrc/core/npu/NPUException.h", "NPU_CHECK_ERROR, OPS_CHECK_ERROR", "2.1-"),
     ),
+    # CANN's runtime on a fault of a kernel on the NPU's cores, its counterpart of CUDA's illegal address and Xid 13:
+    # "The error from device(chipId:5, dieId:1), serial number is 7, there is an exception of fftsplus aicore error"
+    # ("... of aivec error", older "The error from device(2), ... there is an error of aicore"), then "Aicore kernel
+    # execute failed, device_id=0, ..., fault kernel_name=..." or "AIV Kernel happen error"
+    # (device_error_core_proc.cc ProcessStarsCoreErrorInfo and PrintCoreErrorInfo, stream.cc GetError)
+    Signature(
+        "driver-npu-core-exception",
+        K.GPU_DRIVER_ERROR,
+        ROOT,
+        ("The error from device(", "kernel execute failed", "Kernel happen error"),
+        Source(
+            "ascend", "CANN runtime device_error_core_proc.cc, stream.cc", "ProcessStarsCoreErrorInfo, GetError", "all"
+        ),
+        pattern=r"The error from device\((?:chipId:\d+, dieId:\d+|\d+)\), serial number is \d+, there is an? "
+        r"(?:exception|error) of|Aicore kernel execute failed|AI[CV] Kernel happen error",
+    ),
     # ---------------------------------------------------------------- systemd's bare SIGKILL
     Signature(
         "killed-systemd-sigkill",
@@ -1766,19 +1799,21 @@ SIGNATURES: tuple[Signature, ...] = (
     # HCCL, NCCL's counterpart on Ascend NPUs (vllm-ascend, through torch_npu's ProcessGroupHCCL): torch_npu's check
     # "HCCL function error: hcclCommInitRootInfoConfig(...), error code is 15", its "DIST call hccl api failed."
     # (ERR02200), and HCCL's own log ("hccl initialize failed", "hcclComm init error"); HCCL's listen failures are the
-    # port's (port-hccl-listen, a stronger tier)
+    # port's (port-hccl-listen, a stronger tier). A collective torch_npu queued as an operator reports its failure
+    # through the operator check (torch_npu/csrc/framework/OpParamMaker.cpp, OPS_ERROR): "OPS function error:
+    # HcclAllreduce, error code is 6", the failing operator being HCCL's
     Signature(
         "dist-hccl-error",
         K.DISTRIBUTED_ERROR,
         DISTRIBUTED,
-        ("HCCL", "hccl"),
+        ("HCCL", "hccl", "function error: Hccl"),
         Source(
             "torch_npu", "torch_npu/csrc/distributed/HCCLUtils.hpp, ProcessGroupHCCL.cpp", "HCCL_CHECK_ERROR", "all"
         ),
         # HCCL's own ERROR lines ("[ERROR] HCCL(38011,python):2025-07-15-12:47:33.021.978 [hccl_socket_manager.cc:601]
         # ..."): a link, a peer or a timeout of the collective layer, whatever the line goes on to say
         pattern=r"HCCL function error|call hccl api failed|hccl initialize failed|hcclComm init error"
-        r"|ProcessGroupHCCL.*(?:[Tt]imeout|abort)|\[ERROR\] HCCL\(\d+,",
+        r"|ProcessGroupHCCL.*(?:[Tt]imeout|abort)|\[ERROR\] HCCL\(\d+,|OPS function error: Hccl\w+",
     ),
     # NCCL's InfiniBand / RoCE transport (src/misc/ibvwrap.cc): a verbs call that failed, memory registration
     # included ("Cannot allocate memory" is the RDMA registration's errno, not the host's RAM)
@@ -2666,6 +2701,16 @@ FRAME_KINDS: tuple[FrameKind, ...] = (
         K.BAD_ARGUMENTS,
         _vllm("vllm/platforms/cuda.py, vllm/platforms/xpu.py", "check_if_supports_dtype", "0.8.0-"),
         "check_if_supports_dtype",
+    ),
+    # --numa-bind's placement of the engine's processes (vllm/utils/numa_utils.py): what it raises is the binding it was
+    # asked for that this host cannot give ("could not detect the GPU-to-NUMA topology automatically. Pass
+    # --numa-bind-nodes explicitly or disable --numa-bind", a GPU index beyond --numa-bind-nodes)
+    *_frame_kinds(
+        K.BAD_ARGUMENTS,
+        _vllm("vllm/utils/numa_utils.py", "_get_numa_node, _get_numactl_enginecore_args", "0.23.0-"),
+        "_get_numa_node",
+        "_get_enginecore_numa_nodes",
+        "_get_numactl_enginecore_args",
     ),
     # the device's first use by the process (torch.cuda.set_device, torch_npu's set_device, the CUDA runtime's
     # initialisation): what fails there, memory aside, is the driver, the runtime or the device itself (an
