@@ -83,7 +83,7 @@ _PREFIXES = (
     r">+ ?",
     # the margin Python's traceback module draws around an exception group's members (3.11+, and the exceptiongroup
     # backport: anyio's and starlette's task groups): "  | Traceback ...", "  |   File ...", "    | AssertionError"
-    r"\|(?: |$)",
+    r"\s*\|(?: |$)",
     # docker compose: "service-1  | "
     r"[\w.-]+\s+\| ",
     # torch.distributed: "[rank0]: "
