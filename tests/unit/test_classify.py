@@ -1126,8 +1126,11 @@ def test_a_module_being_built_places_an_oom_in_loading() -> None:
     ]
     f = classify(lines)
     assert (f.kind, f.phase) == (K.CUDA_OOM_LOAD, Phase.LOAD)
-    other = [line.replace("vllm/model_executor/layers", "mypkg") for line in lines]
-    assert classify(other).phase is not Phase.LOAD  # an __init__ outside vLLM's model code says nothing
+    # an __init__ outside vLLM's model code says nothing (without torch's device context, which vLLM's loaders build
+    # the model in: that frame alone places the loading)
+    other = [line.replace("vllm/model_executor/layers", "mypkg") for line in lines[:2] + lines[4:]]
+    assert classify(other).phase is not Phase.LOAD
+    assert classify([*lines[2:4], lines[4]]).phase is Phase.LOAD
 
 
 def test_killed_words_in_benign_lines() -> None:
@@ -1946,10 +1949,11 @@ def test_a_missing_driver_library_is_a_driver_error() -> None:
     assert classify(["OSError: libnvidia-ml.so.1: cannot open shared object file: No such file or directory"]).kind is (
         K.GPU_DRIVER_ERROR
     )
-    # the CUDA runtime that ships with the Python packages is another matter: a broken install, as the corpus has it
-    assert classify(
-        ["ImportError: libcudart.so.12: cannot open shared object file: No such file or directory"]
-    ).kind is (K.UNKNOWN_FAILURE)
+    # the CUDA runtime a build was linked against (the toolkit's, shipped with the Python packages): no restart brings
+    # it, so it is the driver's kind too, with its own hint
+    failure = classify(["ImportError: libcudart.so.12: cannot open shared object file: No such file or directory"])
+    assert failure.kind is K.GPU_DRIVER_ERROR
+    assert "same CUDA release" in failure.hint
 
 
 def test_a_kernel_needing_more_shared_memory_than_the_gpu_has_is_a_driver_error_not_an_oom() -> None:
@@ -3319,3 +3323,121 @@ def test_a_traceback_cut_while_the_model_is_built_is_a_guess_of_weights_that_do_
         ]
     )
     assert refused.kind is K.MODEL_LOAD_ERROR
+
+
+@pytest.mark.parametrize(
+    ("lines", "kind"),
+    [
+        # https://github.com/vllm-project/vllm-ascend/issues/1127 (shortened): a tensor made under the loader's device
+        # context while the model was built
+        (
+            [
+                '(NPURayWorkerWrapper pid=45464) ERROR 06-09 06:57:48 worker_base.py:581]   File "/usr/local/python3.10'
+                '.17/lib/python3.10/site-packages/torch/utils/_device.py", line 106, in __torch_function__',
+                "(NPURayWorkerWrapper pid=45464) ERROR 06-09 06:57:48 worker_base.py:581] RuntimeError: NPU out of "
+                "memory. Tried to allocate 30.00 MiB (NPU 3; 60.96 GiB total capacity; 60.34 GiB already allocated; "
+                "60.34 GiB current active; 14.24 MiB free; 60.60 GiB reserved in total by PyTorch)",
+            ],
+            K.CUDA_OOM_LOAD,
+        ),
+        # https://github.com/vllm-project/vllm/issues/15685: the paste kept only the second sentence of AutoConfig's
+        # refusal of an unknown model type
+        (
+            [
+                "You can update Transformers with the command `pip install --upgrade transformers`. If this does not "
+                "work, and the checkpoint is very new, then there may not be a release version that supports this "
+                "model yet."
+            ],
+            K.MODEL_LOAD_ERROR,
+        ),
+        # https://github.com/vllm-project/vllm-omni/issues/917
+        (
+            ["ValueError: No tokenizer file found in directory: /hdd2/ltg/Qwen3-Omni-30B-A3B-Instruct"],
+            K.MODEL_LOAD_ERROR,
+        ),
+        # https://github.com/vllm-project/vllm/issues/1738 (a CUDA 12 build beside a CUDA 11.8 torch)
+        (
+            ["ImportError: libcudart.so.12: cannot open shared object file: No such file or directory"],
+            K.GPU_DRIVER_ERROR,
+        ),
+        # https://github.com/vllm-project/vllm/issues/1116 (vLLM started inside Ray Serve's placement group)
+        (
+            [
+                '(ServeController pid=2645112)   File "/envs/z2/lib/python3.10/site-packages/vllm/engine/ray_utils.py", '
+                "line 101, in initialize_cluster",
+                "(ServeController pid=2645112)     raise ValueError(",
+                "(ServeController pid=2645112) ValueError: Placement group bundle cannot have more than 1 GPU.",
+            ],
+            K.DISTRIBUTED_ERROR,
+        ),
+        # https://github.com/vllm-project/vllm-ascend/issues/16652 (the user's lines of CANN's report)
+        (
+            [
+                "The error from device(chipId:0..7, dieId:0), serial number is …,",
+                "hccl fftsplus task timeout occurred during task execution,",
+            ],
+            K.DISTRIBUTED_ERROR,
+        ),
+        # https://github.com/kserve/kserve/issues/3769 (the launcher's word, with nothing of why)
+        (
+            [
+                "2024-07-10 18:06:56.118 1 kserve ERROR [__main__.py:<module>():254] Failed to start model server: "
+                "integer division or modulo by zero"
+            ],
+            K.UNKNOWN_FAILURE,
+        ),
+        # https://github.com/vllm-project/tpu-inference (a rank of a multi-rank launch left with no chip; shortened)
+        (
+            [
+                "(EngineCore pid=733504) ERROR 06-26 02:43:45 [core.py:1231] RuntimeError: Unable to initialize backend "
+                "'tpu': FAILED_PRECONDITION: TPU initialization failed: No TPU devices found after filtering"
+            ],
+            K.GPU_DRIVER_ERROR,
+        ),
+    ],
+    ids=[
+        "device-context-oom",
+        "transformers-unknown-type-tail",
+        "no-tokenizer-file",
+        "libcudart",
+        "ray-serve-bundle",
+        "hccl-fftsplus-timeout",
+        "launcher-failed-to-start",
+        "no-tpu-devices",
+    ],
+)
+def test_more_texts_name_their_kind(lines: list[str], kind: FailureKind) -> None:
+    assert classify(lines).kind is kind
+
+
+def test_an_import_warning_before_the_banner_is_got_past_by_a_server_that_served() -> None:
+    # SYNTHETIC, after a vllm-project/tpu-inference log (a TPU host: vLLM's CUDA ops cannot import, and it goes on)
+    warning = (
+        "WARNING 06-26 20:23:21 [interface.py:358] Failed to import from vllm._C: ImportError('libcuda.so.1: cannot "
+        "open shared object file: No such file or directory')"
+    )
+    banner = "(APIServer pid=1) INFO 06-26 20:23:22 [api_server.py:1] vLLM API server version 0.23.1"
+    served = '(APIServer pid=1) INFO:     127.0.0.1:5 - "POST /v1/completions HTTP/1.1" 200 OK'
+    assert classify([warning, banner, served]).kind is K.NONE
+    assert classify([warning, banner]).kind is K.GPU_DRIVER_ERROR  # nothing else explains a start that went no further
+
+
+_PROFILE_RUN = [
+    # https://github.com/vllm-project/vllm/issues/17631 (vLLM V1; shortened): the excerpt stops in the profile run
+    '(VllmWorker rank=4 pid=555) ERROR 05-04 12:38:38 [multiproc_executor.py:380]   File "/opt/conda/lib/python3.11/'
+    'site-packages/vllm/v1/worker/gpu_worker.py", line 157, in determine_available_memory',
+    "(VllmWorker rank=4 pid=555) ERROR 05-04 12:38:38 [multiproc_executor.py:380]     self.model_runner.profile_run()",
+]
+
+
+def test_a_traceback_cut_in_the_profile_run_is_a_guess_of_an_oom_there() -> None:
+    failure = classify(_PROFILE_RUN)
+    assert (failure.kind, failure.phase, failure.confidence) == (K.CUDA_OOM_PROFILE, Phase.PROFILE, Confidence.LOW)
+    # SYNTHETIC: cut where vLLM sizes the KV cache (its own check of the length may be what raised): no guess
+    sizing = [
+        '  File "/v/vllm/v1/engine/core.py", line 142, in _initialize_kv_caches',
+        "    kv_cache_configs = get_kv_cache_configs(vllm_config, kv_cache_specs, available_gpu_memory)",
+        '  File "/v/vllm/v1/core/kv_cache_utils.py", line 1091, in get_kv_cache_configs',
+        "    _check_enough_kv_cache_memory(",
+    ]
+    assert classify(sizing).kind is not K.CUDA_OOM_PROFILE

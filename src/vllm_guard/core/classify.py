@@ -577,6 +577,7 @@ _WORD_RE = re.compile(r"\w+")
 MODEL_INIT_FRAME = "model_executor.__init__"  # signatures.FRAMES: a module of vLLM's model being built
 MODEL_CLASS_FRAME = "model_executor.models.__init__"  # signatures.FRAMES, FRAME_KINDS: a model class being built
 MODULE_TO_FRAME = "torch.nn.Module._apply"  # signatures.FRAMES: a built module's parameters moved to the device
+DEVICE_CONTEXT_FRAME = "torch.utils._device.DeviceContext"  # signatures.FRAMES: a tensor made under a device context
 WARMUP_FRAME = "model_executor.warmup"  # signatures.FRAMES: any function of vLLM's kernel warm-up package
 REMOTE_CODE_FRAME = "transformers_modules"  # signatures.FRAME_KINDS: a checkpoint's own code (trust_remote_code)
 
@@ -612,6 +613,8 @@ def _frame_function(m: re.Match[str], line: str, lines: Sequence[str], index: in
         return REMOTE_CODE_FRAME
     if name == "_apply" and "/torch/nn/modules/module.py" in line:
         return MODULE_TO_FRAME
+    if name == "__torch_function__" and "/torch/utils/_device.py" in line:
+        return DEVICE_CONTEXT_FRAME
     return name
 
 
@@ -708,7 +711,7 @@ def _reported_phase(
     for h in sorted(verdicts, key=lambda h: h.index):
         if h.rule.kind not in _OOM_KINDS or not low <= h.index < high or h.index < first.index:
             continue
-        if h.rule is _CUT_IN_MODEL_BUILD:  # a guess from a cut traceback, not another report
+        if h.rule in _CUT_GUESSES:  # a guess from a cut traceback, not another report
             continue
         if h.rule.signature.phase is not None:  # a text of its own for the phase (vLLM's sampler warm-up)
             return h.rule.signature.phase, Basis.MESSAGE
@@ -1136,10 +1139,11 @@ def _segment(starts: Sequence[int], index: int) -> tuple[int, int]:
 _REFUSED_REQUEST_RE = re.compile(r'HTTP/1\.[01](?:\x1b\[[0-9;]*m)?" (?:\x1b\[[0-9;]*m)?4\d\d\b')
 
 
-def _recovered_after(lines: Sequence[str], index: int, starts: Sequence[int] = ()) -> bool:
-    """True when the same process went on serving after ``lines[index]`` (the error did not kill it)."""
+def _recovered_after(lines: Sequence[str], index: int, starts: Sequence[int] = (), end: int | None = None) -> bool:
+    """True when the same process went on serving after ``lines[index]`` (the error did not kill it), before
+    ``end`` where given."""
     # a new process: whatever it serves says nothing of the one that failed
-    end = min(len(lines), _segment(starts, index)[1])
+    end = min(len(lines), _segment(starts, index)[1] if end is None else end)
     at = _log_time(lines[index])
     for i in range(index + 1, end):
         line = lines[i]
@@ -1306,8 +1310,8 @@ def _kind_of_frames(frames: Sequence[str]) -> FailureKind | None:
 # its exception is not there to name the cause. Building the model is where vLLM puts every parameter on the device
 # (each layer's create_weights, ParallelLMHead, make_layers: torch.empty on the GPU), so what fails there without a
 # message of its own to read is most often the device running out; a config the code does not accept raises there
-# too, but is then read by its exception line. On cut tracebacks of public threads read before this rule, 7 of 7
-# were the weights not fitting. Low confidence: the daemon acts on it with care.
+# too, but is then read by its exception line. Every such cut traceback of the public threads read (9) was the weights
+# not fitting. Low confidence: the daemon acts on it with care.
 _CUT_IN_MODEL_BUILD = _Rule(
     sig.Signature(
         "frame-cut-model-build",
@@ -1322,6 +1326,48 @@ _CUT_IN_MODEL_BUILD = _Rule(
     None,
     None,
 )
+
+
+# The same for a traceback cut inside the profile run, the CUDA-graph capture, the warm-up or the KV cache's allocation
+# (the frames of signatures.FRAMES that place a profile), where vLLM runs the model at its largest batch on purpose to
+# find its peak: with no exception line left to read, the likeliest is the device running out. On cut tracebacks of
+# public threads, every one placed there with no message left was an OOM (5 of 5); where the message was kept
+# elsewhere, 7 of 11 were OOMs, 3 a device fault in the capture and 1 the KV cache's own check, which is also why a cut
+# in the KV cache's sizing (below) is not read so. Low confidence: the daemon's first step is a small one, and one
+# that moves nothing is not repeated.
+_CUT_IN_PROFILE_RUN = _Rule(
+    sig.Signature(
+        "frame-cut-profile-run",
+        K.CUDA_OOM_PROFILE,
+        sig.ROOT_WEAK,
+        (),
+        sig.Source(
+            "vllm", "vllm/worker/, vllm/v1/worker/", "profile_run, capture_model, the KV cache's allocation", "0.4.0-"
+        ),
+        phase=Phase.PROFILE,
+        hint="the traceback stops in the profile run, the CUDA-graph capture or the KV cache's allocation, before its "
+        "error: most often the device running out there; read the lines after it",
+    ),
+    None,
+    None,
+)
+# where vLLM sizes the KV cache and refuses a length that does not fit: a cut there is no guess of an OOM
+_KV_SIZING_FRAMES = frozenset(
+    {
+        "get_kv_cache_spec",
+        "_get_kv_cache_config",
+        "get_kv_cache_config",
+        "get_kv_cache_configs",
+        "raise_if_cache_size_invalid",
+    }
+)
+
+
+def _cut_in_a_profile_run(frames: Sequence[str]) -> bool:
+    if _phase_of_frames(frames) is not Phase.PROFILE:
+        return False
+    innermost = next((f for f in frames if f in _FRAME_PHASE), None)
+    return innermost is not None and innermost not in _KV_SIZING_FRAMES
 
 
 # vLLM's OpenAI server catches what a request's preprocessing raises (its chat template, its length against
@@ -1355,9 +1401,12 @@ def _uncaught_hits(lines: Sequence[str], scan: _Scan) -> list[_Hit]:
             and _EXCEPTION_GROUP_RE.match(strip_prefixes(lines[index]))
         ):
             continue  # a group's members follow it: the first of them is read instead
-        frame = _deciding_frame(_traceback_frames(lines, _traceback_end(lines, index), _segment(scan.starts, index)[0]))
+        frames = _traceback_frames(lines, _traceback_end(lines, index), _segment(scan.starts, index)[0])
+        frame = _deciding_frame(frames)
         if frame == MODEL_CLASS_FRAME and index in cut:
             rule = _CUT_IN_MODEL_BUILD
+        elif frame is None and index in cut and _cut_in_a_profile_run(frames):
+            rule = _CUT_IN_PROFILE_RUN
         else:
             rule = _UNCAUGHT if frame is None else _FRAME_RULES[_FRAME_KIND[frame]]
         return [_Hit(rule, index, strip_prefixes(lines[index]))]
@@ -1517,6 +1566,33 @@ def _explained_by_an_earlier_failure(hit: _Hit, earlier: _EarlierFailures) -> bo
 _REBUILT = "Duplicate layer name: "
 
 
+_CUT_GUESSES = (_CUT_IN_MODEL_BUILD, _CUT_IN_PROFILE_RUN)
+
+
+def _went_on(lines: Sequence[str], hit: _Hit, scan: _Scan) -> bool:
+    """A warning the server got past: its process served after it. What Python prints while vLLM is imported comes
+    before the banner and arguments that mark the process's start: where that start follows within seconds (by the
+    logger's times), the warning is its process's, and is followed up to the first uncaught exception after it."""
+    if _recovered_after(lines, hit.index, scan.starts):
+        return True
+    if not hit.rule.signature.at_import:
+        return False
+    first = next((i for i in scan.starts if i > hit.index), None)
+    ends = [i for i in (*scan.exception_lines, *scan.cut_tracebacks) if i > hit.index]
+    end = min(ends, default=len(lines))
+    if first is None or first > end:
+        return False
+    warned, started = _log_time(lines[hit.index]), _log_time(lines[first])
+    if warned is None or started is None or _earlier(started, warned) or _seconds(started) - _seconds(warned) > 60:
+        return False
+    return _recovered_after(lines, hit.index, end=end)
+
+
+def _seconds(t: tuple[int, ...]) -> int:
+    """A logger time (month, day, hour, minute, second) as seconds, within a month's span."""
+    return (((t[1] * 24 + t[2]) * 60) + t[3]) * 60 + t[4]
+
+
 def _before_a_rebuild(lines: Sequence[str], starts: Sequence[int], verdicts: list[_Hit]) -> list[_Hit]:
     """The failures of the starts before a retry in the same process that could not build the model again: the
     retry fails because the first start left its layers behind, so the first start's failure is the story."""
@@ -1546,9 +1622,7 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
     lines = as_printed(lines)
     scan = _scan(lines)
     # a warning the server got past (a slow rank that caught up) is not what ended the attempt
-    hits = [
-        h for h in scan.hits if not (h.rule.signature.recoverable and _recovered_after(lines, h.index, scan.starts))
-    ]
+    hits = [h for h in scan.hits if not (h.rule.signature.recoverable and _went_on(lines, h, scan))]
     hits.extend(_wrapped_hits(lines, scan, hits))
     hits.extend(_uncaught_hits(lines, scan))
     hits.extend(_crash_hits(lines, scan))
@@ -1586,7 +1660,7 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
     kind = first.rule.kind
     signature = first.rule.signature
     basis = Basis.MESSAGE if best_tier <= sig.ROOT_WEAK else Basis.BARE
-    if first.rule in _FRAME_RULES.values() or first.rule is _CUT_IN_MODEL_BUILD:
+    if first.rule in _FRAME_RULES.values() or first.rule in _CUT_GUESSES:
         basis = Basis.FRAME
 
     phase = signature.phase or Phase.UNKNOWN
@@ -1646,7 +1720,7 @@ def classify(lines: Sequence[str], outcome: SystemdOutcome | None = None) -> Fai
         numbers=numbers,
         evidence=evidence,
         hint=hint,
-        confidence=Confidence.LOW if first.rule is _CUT_IN_MODEL_BUILD else _confidence(best_tier, basis),
+        confidence=Confidence.LOW if first.rule in _CUT_GUESSES else _confidence(best_tier, basis),
         basis=basis,
     )
 

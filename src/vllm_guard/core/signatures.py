@@ -74,6 +74,9 @@ class Signature:
     after_a_failure: bool = False
     # a warning the program goes on from: the verdict only where nothing else in its start failed
     alone: bool = False
+    # printed while vLLM is imported, before the lines that mark its process's start (a recoverable one is followed
+    # up to the next uncaught exception, not to that start)
+    at_import: bool = False
 
 
 def _vllm(file: str, function: str, versions: str) -> Source:
@@ -1118,6 +1121,7 @@ SIGNATURES: tuple[Signature, ...] = (
         (
             "exceeds the total number of available",
             "Cannot provide a placement group",
+            "Placement group bundle cannot have more than",
             "Not enough resources to allocate",
             # what it logs (at INFO) every interval while it waits, up to the timeout above
             "Waiting for creating a placement group",
@@ -1129,6 +1133,8 @@ SIGNATURES: tuple[Signature, ...] = (
         ),
         pattern=r"exceeds the total number of available \w+ in the (?:placement group|cluster)"
         r"|Cannot provide a placement group (?:of placement_group_specs|requiring [\d.]+ \w+ \(placement_group_specs)"
+        # an early release's check of the placement group it was started in (Ray Serve's, say): one GPU per bundle
+        r"|Placement group bundle cannot have more than 1 GPU"
         r"|Not enough resources to allocate \d+ (?:placement groups|DP ranks)"
         r"|Waiting for creating a placement group of specs for \d+ seconds",
         at_info=True,
@@ -1273,6 +1279,7 @@ SIGNATURES: tuple[Signature, ...] = (
             "is not compatible with vLLM",
             "inspecting model architecture",
             "Unrecognized configuration class",
+            "the checkpoint is very new",
         ),
         _vllm("vllm/model_executor/models/registry.py", "_ModelRegistry.inspect_model_cls", "0.4.0-"),
         # later releases also name an architecture they dropped ("was supported in vLLM until v0.10, and is not
@@ -1286,7 +1293,10 @@ SIGNATURES: tuple[Signature, ...] = (
         r"|Unrecognized model in|does not recognize this architecture|model type `?\w+`? but Transformers"
         r"|Cannot find model module"
         # transformers' Auto classes for a config type they have no model for (models/auto/auto_factory.py)
-        r"|Unrecognized configuration class .+ for this kind of AutoModel",
+        r"|Unrecognized configuration class .+ for this kind of AutoModel"
+        # the second sentence of AutoConfig's refusal of a model type it does not know
+        # (transformers/models/auto/configuration_auto.py), which a paste may keep alone
+        r"|If this does not work, and the checkpoint is very new, then there may not be a release version",
         phase=Phase.LOAD,
     ),
     # a LoRA adapter that does not fit the model or is not there (vllm/lora/models.py, later lora_model.py,
@@ -1432,15 +1442,18 @@ SIGNATURES: tuple[Signature, ...] = (
         "model-tokenizer-config",
         K.MODEL_LOAD_ERROR,
         ROOT,
-        ("Can't load", "have a tokenizer", "Unknown quantization", "is not currently imported"),
+        ("Can't load", "have a tokenizer", "Unknown quantization", "is not currently imported", "No tokenizer file"),
         Source(
             "transformers", "transformers/tokenization_utils_base.py", "PreTrainedTokenizerBase.from_pretrained", "all"
         ),
         # AutoTokenizer naming a tokenizer class this transformers does not have (a newer model's, or remote code
-        # not trusted): "Tokenizer class Qwen2Tokenizer does not exist or is not currently imported."
+        # not trusted): "Tokenizer class Qwen2Tokenizer does not exist or is not currently imported."; the
+        # mistral-common backend (transformers/tokenization_mistral_common.py, from_pretrained, which vLLM's
+        # tokenizers/mistral.py calls) finding no tokenizer file in the model's folder
         pattern=r"Can't load (?:tokenizer|the configuration|config|image processor|processor|feature extractor)"
         r"|doesn't have a tokenizer"
-        r"|Unknown quantization method|Tokenizer class \S+ does not exist or is not currently imported",
+        r"|Unknown quantization method|Tokenizer class \S+ does not exist or is not currently imported"
+        r"|No tokenizer file found in directory",
         unless=("quantization method is not supported",),
         phase=Phase.LOAD,
     ),
@@ -1540,6 +1553,22 @@ SIGNATURES: tuple[Signature, ...] = (
         recoverable=True,
         hint=_DRIVER_LIBRARIES_HINT,
     ),
+    # The CUDA toolkit's runtime libraries a build was linked against are not there: vLLM's or a kernel package's
+    # wheel built for CUDA 12 beside a torch built for CUDA 11.8 ("libcudart.so.12: cannot open shared object file"),
+    # the pip-installed nvidia-* libraries missing. The builds must be for one CUDA release
+    Signature(
+        "driver-cuda-runtime-library-missing",
+        K.GPU_DRIVER_ERROR,
+        ROOT,
+        ("cannot open shared object file",),
+        Source("glibc", "dlopen (ld.so)", "the CUDA toolkit's runtime libraries", "all"),
+        pattern=r"lib(?:cudart|cublas(?:Lt)?|cusparse|curand|cufft|nvrtc|nvJitLink)\.so(?:\.\d+)*: cannot open shared "
+        r"object file",
+        unless=("Failed to import from vllm._C",),  # vLLM's own warning of it, which it goes on from
+        recoverable=True,
+        hint="a library of the CUDA runtime the build was linked against is missing: install the torch and vLLM "
+        "builds made for the same CUDA release (pip's cu118 / cu12x wheels), with their nvidia-* libraries",
+    ),
     # vLLM's own warning of its compiled ops that did not import (vllm/_custom_ops.py, later vllm/platforms/
     # interface.py: "Failed to import from vllm._C with ImportError('libcuda.so.1: ...')"): it goes on, and on a
     # platform with no CUDA (Neuron, TPU, the CPU) every start prints it; the driver's absence where nothing else in
@@ -1553,6 +1582,7 @@ SIGNATURES: tuple[Signature, ...] = (
         pattern=r"Failed to import from vllm\._C.*lib(?:cuda|nvidia-ml)\.so(?:\.\d+)*: cannot open shared object file",
         recoverable=True,
         alone=True,
+        at_import=True,
         hint=_DRIVER_LIBRARIES_HINT,
     ),
     # The CUDA driver cannot run what the toolkit built: PTX newer than the driver can compile, a driver and
@@ -1608,6 +1638,7 @@ SIGNATURES: tuple[Signature, ...] = (
             "device handle for GPU",
             "Device string must not be empty",
             "Device acquire failed",
+            "TPU initialization failed",
         ),
         _torch("c10/cuda/CUDAFunctions.cpp", "device_count_impl", "1.0-"),
         # vLLM found no platform (no GPU, driver or runtime visible: UnspecifiedPlatform's device_type is ""):
@@ -1619,7 +1650,10 @@ SIGNATURES: tuple[Signature, ...] = (
         r"|CUDA-capable device\(s\) is/are busy|Failed to infer device type|Unexpected error from cudaGetDeviceCount"
         # Gaudi's runtime when the device is taken or gone (synapse: "synStatus=26 [Generic failure] Device acquire
         # failed.")
-        r"|Device acquire failed",
+        r"|Device acquire failed"
+        # JAX's TPU backend with no chip this process may use (libtpu: "TPU initialization failed: No TPU devices found
+        # after filtering", chips taken by TPU_VISIBLE_CHIPS or absent)
+        r"|TPU initialization failed: No TPU devices found",
     ),
     Signature(
         "driver-device-fault",
@@ -1812,7 +1846,10 @@ SIGNATURES: tuple[Signature, ...] = (
         ),
         # HCCL's own ERROR lines ("[ERROR] HCCL(38011,python):2025-07-15-12:47:33.021.978 [hccl_socket_manager.cc:601]
         # ..."): a link, a peer or a timeout of the collective layer, whatever the line goes on to say
+        # CANN's runtime on a collective that waited past its timeout ("hccl fftsplus task timeout occurred during task
+        # execution", device_error_proc.cc ProcessStarsHcclFftsPlusTimeoutErrorInfo): a rank that never joined it
         pattern=r"HCCL function error|call hccl api failed|hccl initialize failed|hcclComm init error"
+        r"|hccl fftsplus task timeout"
         r"|ProcessGroupHCCL.*(?:[Tt]imeout|abort)|\[ERROR\] HCCL\(\d+,|OPS function error: Hccl\w+",
     ),
     # NCCL's InfiniBand / RoCE transport (src/misc/ibvwrap.cc): a verbs call that failed, memory registration
@@ -2128,13 +2165,16 @@ SIGNATURES: tuple[Signature, ...] = (
         "bare-crash",
         K.UNKNOWN_FAILURE,
         BARE,
-        ("Segmentation fault", "core dumped", "exited ", "SIGSEGV", "SIGABRT", "Aborted"),
+        ("Segmentation fault", "core dumped", "exited ", "SIGSEGV", "SIGABRT", "Aborted", "ailed to start"),
         Source("linux", "the shell's and docker's report of a crashed process", "job status", "all"),
         # (the shell's "Aborted" ends the line: "Aborted request 3." is vLLM cancelling a request); a launcher's or a
         # supervisor's word for a child that ended with a non-zero status ("exited with code 1", "exited unexpectedly
         # with code 1", "exited with exit code 136"): it failed, and the word says nothing of why
         pattern=r"Segmentation fault|core dumped|exited (?:unexpectedly )?with (?:exit )?code [1-9]|SIGSEGV|SIGABRT"
-        r"|^Aborted(?: \(core dumped\))?\s*$|Fatal Python error",
+        r"|^Aborted(?: \(core dumped\))?\s*$|Fatal Python error"
+        # a launcher's word for the server it could not start (KServe's "Failed to start model server: <error>",
+        # instructlab's "vLLM failed to start")
+        r"|[Ff]ailed to start (?:the )?(?:model|vLLM|vllm|inference|API) server\b|\bvLLM failed to start\b",
     ),
     # pydantic's line for a validator's ValueError, under "N validation error(s) for SomeConfig": vLLM's configs
     # are pydantic dataclasses, so a value its checks refused. Last in the table: a more exact text on the same
@@ -2283,6 +2323,14 @@ FRAMES: tuple[Frame, ...] = (
         Phase.LOAD,
         Source("pytorch", "torch/nn/modules/module.py", "Module._apply", "all"),
         "torch.nn.Module._apply",
+    ),
+    # a tensor made under a device context (torch/utils/_device.py, DeviceContext.__torch_function__): vLLM's loaders
+    # build the model inside ``with torch.device(...)`` (model_loader/loader.py, base_loader.py), so each parameter the
+    # model's layers create without naming a device passes through it; the other phases name their devices
+    *_frames(
+        Phase.LOAD,
+        Source("pytorch, vllm", "torch/utils/_device.py; vllm/model_executor/model_loader/", "DeviceContext", "2.0-"),
+        "torch.utils._device.DeviceContext",
     ),
     *_frames(
         Phase.SERVE,
