@@ -1312,19 +1312,18 @@ def _kind_of_frames(frames: Sequence[str]) -> FailureKind | None:
 # message of its own to read is most often the device running out; a config the code does not accept raises there
 # too, but is then read by its exception line. Every such cut traceback of the public threads read (9) was the weights
 # not fitting. Low confidence: the daemon acts on it with care.
-_CUT_IN_MODEL_BUILD = _Rule(
-    sig.Signature(
-        "frame-cut-model-build",
-        K.CUDA_OOM_LOAD,
-        sig.ROOT_WEAK,
-        (),
-        sig.Source("vllm", "vllm/model_executor/models/, model_loader/", "the model classes' __init__", "0.2.0-"),
-        phase=Phase.LOAD,
-        hint="the traceback stops while the model was being built, before its error: most often the weights do not "
-        "fit the GPU; read the lines after it",
-    ),
-    None,
-    None,
+def _cut_guess(name: str, kind: FailureKind, phase: Phase, source: sig.Source, where: str) -> _Rule:
+    """The verdict a traceback cut before its exception gets from where it was cut (low confidence)."""
+    hint = f"the traceback stops {where}, before its error: most often the device running out there; read the lines "
+    return _Rule(sig.Signature(name, kind, sig.ROOT_WEAK, (), source, phase=phase, hint=hint + "after it"), None, None)
+
+
+_CUT_IN_MODEL_BUILD = _cut_guess(
+    "frame-cut-model-build",
+    K.CUDA_OOM_LOAD,
+    Phase.LOAD,
+    sig.Source("vllm", "vllm/model_executor/models/, model_loader/", "the model classes' __init__", "0.2.0-"),
+    "while the model was being built (the weights put on the device)",
 )
 
 
@@ -1335,21 +1334,14 @@ _CUT_IN_MODEL_BUILD = _Rule(
 # elsewhere, 7 of 11 were OOMs, 3 a device fault in the capture and 1 the KV cache's own check, which is also why a cut
 # in the KV cache's sizing (below) is not read so. Low confidence: the daemon's first step is a small one, and one
 # that moves nothing is not repeated.
-_CUT_IN_PROFILE_RUN = _Rule(
-    sig.Signature(
-        "frame-cut-profile-run",
-        K.CUDA_OOM_PROFILE,
-        sig.ROOT_WEAK,
-        (),
-        sig.Source(
-            "vllm", "vllm/worker/, vllm/v1/worker/", "profile_run, capture_model, the KV cache's allocation", "0.4.0-"
-        ),
-        phase=Phase.PROFILE,
-        hint="the traceback stops in the profile run, the CUDA-graph capture or the KV cache's allocation, before its "
-        "error: most often the device running out there; read the lines after it",
+_CUT_IN_PROFILE_RUN = _cut_guess(
+    "frame-cut-profile-run",
+    K.CUDA_OOM_PROFILE,
+    Phase.PROFILE,
+    sig.Source(
+        "vllm", "vllm/worker/, vllm/v1/worker/", "profile_run, capture_model, the KV cache's allocation", "0.4.0-"
     ),
-    None,
-    None,
+    "in the profile run, the CUDA-graph capture or the KV cache's allocation",
 )
 # where vLLM sizes the KV cache and refuses a length that does not fit: a cut there is no guess of an OOM
 _KV_SIZING_FRAMES = frozenset(
