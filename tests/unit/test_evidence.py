@@ -167,6 +167,8 @@ def test_unsure_names_what_the_guard_does_not_know() -> None:
     held = weigh(bare_oom(), Observed(gpus=[GpuSeen(24000, 4000, ((7, "x", 18000),))], util=0.9))
     assert "waits" in unsure(held)
     assert "observed" in unsure(weigh(bare_oom(), Observed(probe_passed=True)))
+    cut = Failure(K.CUDA_OOM_LOAD, Phase.LOAD, confidence=Confidence.LOW, basis=Basis.FRAME)
+    assert "stops before its error, in load" in unsure(cut)
 
 
 def test_observed_notes_survive_the_state_file() -> None:

@@ -227,6 +227,11 @@ def unsure(failure: Failure) -> str:
             "the log does not say whether the OOM came while loading, profiling or serving: the guard acts on "
             f"{f.kind.value} and changes ladder if the next start fails the same way"
         )
+    if f.kind.is_memory and f.basis is Basis.FRAME and f.confidence is Confidence.LOW:
+        return (
+            f"the traceback stops before its error, in {f.phase.value}: read as a device OOM there; the guard acts on "
+            f"{f.kind.value} and changes ladder if the next start fails the same way"
+        )
     if f.kind is K.HOST_OOM_KILLED:
         return "only a SIGKILL, with no OOM line: read as host memory running out"
     if f.kind is K.UNKNOWN_FAILURE:
