@@ -1306,18 +1306,18 @@ def _kind_of_frames(frames: Sequence[str]) -> FailureKind | None:
     return None if frame is None else _FRAME_KIND[frame]
 
 
-# A traceback cut (a paste's or an index's excerpt, a process killed mid-print) while a model class was being built:
-# its exception is not there to name the cause. Building the model is where vLLM puts every parameter on the device
-# (each layer's create_weights, ParallelLMHead, make_layers: torch.empty on the GPU), so what fails there without a
-# message of its own to read is most often the device running out; a config the code does not accept raises there
-# too, but is then read by its exception line. Every such cut traceback of the public threads read (9) was the weights
-# not fitting. Low confidence: the daemon acts on it with care.
 def _cut_guess(name: str, kind: FailureKind, phase: Phase, source: sig.Source, where: str) -> _Rule:
     """The verdict a traceback cut before its exception gets from where it was cut (low confidence)."""
     hint = f"the traceback stops {where}, before its error: most often the device running out there; read the lines "
     return _Rule(sig.Signature(name, kind, sig.ROOT_WEAK, (), source, phase=phase, hint=hint + "after it"), None, None)
 
 
+# A traceback cut (a paste's or an index's excerpt, a process killed mid-print) while a model class was being built:
+# its exception is not there to name the cause. Building the model is where vLLM puts every parameter on the device
+# (each layer's create_weights, ParallelLMHead, make_layers: torch.empty on the GPU), so what fails there without a
+# message of its own to read is most often the device running out; a config the code does not accept raises there
+# too, but is then read by its exception line. Every such cut traceback of the public threads read (9) was the weights
+# not fitting. Low confidence: the daemon acts on it with care.
 _CUT_IN_MODEL_BUILD = _cut_guess(
     "frame-cut-model-build",
     K.CUDA_OOM_LOAD,
@@ -1343,6 +1343,8 @@ _CUT_IN_PROFILE_RUN = _cut_guess(
     ),
     "in the profile run, the CUDA-graph capture or the KV cache's allocation",
 )
+_CUT_GUESSES = (_CUT_IN_MODEL_BUILD, _CUT_IN_PROFILE_RUN)
+
 # where vLLM sizes the KV cache and refuses a length that does not fit: a cut there is no guess of an OOM
 _KV_SIZING_FRAMES = frozenset(
     {
@@ -1556,9 +1558,6 @@ def _explained_by_an_earlier_failure(hit: _Hit, earlier: _EarlierFailures) -> bo
 # name twice (vllm/attention/layer.py and the layers like it: "Duplicate layer name: model.layers.0.self_attn.attn"):
 # a model built a second time in one process, a launcher's or a notebook's retry after the first start failed
 _REBUILT = "Duplicate layer name: "
-
-
-_CUT_GUESSES = (_CUT_IN_MODEL_BUILD, _CUT_IN_PROFILE_RUN)
 
 
 def _went_on(lines: Sequence[str], hit: _Hit, scan: _Scan) -> bool:
